@@ -1,0 +1,535 @@
+/*
+ * spool: encoder and decoder of the spool format (man/profspool.5).
+ *
+ * Both sides work on fixed memory: the encoder appends to a caller's buffer
+ * (the preload library's writer thread must not touch the target's heap) and
+ * the decoder walks a memory image of the file. Integers are read and written
+ * byte by byte so that neither side depends on host endianness or alignment.
+ */
+#include "spool.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* ---- encoder ---- */
+
+void
+spool_buf_init(struct spool_buf *b, void *data, size_t cap)
+{
+	b->data = data;
+	b->cap = cap;
+	b->len = 0;
+	b->err = 0;
+}
+
+static void
+put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void
+put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A record under construction: fields are appended at w->pos. */
+struct writer {
+	uint8_t *p;
+	size_t pos;
+};
+
+static void
+w_u16(struct writer *w, uint16_t v)
+{
+	put_u16(w->p + w->pos, v);
+	w->pos += 2;
+}
+
+static void
+w_u32(struct writer *w, uint32_t v)
+{
+	put_u32(w->p + w->pos, v);
+	w->pos += 4;
+}
+
+static void
+w_u64(struct writer *w, uint64_t v)
+{
+	put_u64(w->p + w->pos, v);
+	w->pos += 8;
+}
+
+static void
+w_bytes(struct writer *w, const void *data, uint32_t len)
+{
+	w_u32(w, len);
+	if (len)
+		memcpy(w->p + w->pos, data, len);
+	w->pos += len;
+}
+
+static void
+w_str(struct writer *w, struct spool_str s)
+{
+	w_bytes(w, s.ptr, s.len);
+}
+
+/* Reserves a record of payload size len; returns 0 with w set to write the
+ * payload, or -ENOSPC (and nothing written). */
+static int
+rec_begin(struct spool_buf *b, struct writer *w, uint32_t type, size_t len)
+{
+	if (len > SPOOL_REC_MAX_LEN ||
+	    b->cap - b->len < SPOOL_REC_HEADER_LEN + len) {
+		b->err = -ENOSPC;
+		return -ENOSPC;
+	}
+	w->p = b->data + b->len;
+	w->pos = 0;
+	w_u32(w, type);
+	w_u32(w, (uint32_t)len);
+	return 0;
+}
+
+static int
+rec_end(struct spool_buf *b, struct writer *w)
+{
+	b->len += w->pos;
+	return 0;
+}
+
+void
+spool_put_file_header(struct spool_buf *b)
+{
+	if (b->cap - b->len < SPOOL_FILE_HEADER_LEN) {
+		b->err = -ENOSPC;
+		return;
+	}
+	struct writer w = { b->data + b->len, 0 };
+	memcpy(w.p, SPOOL_MAGIC, SPOOL_MAGIC_LEN);
+	w.pos = SPOOL_MAGIC_LEN;
+	w_u16(&w, SPOOL_VERSION);
+	w_u16(&w, 0); /* minor */
+	w_u32(&w, 0); /* flags, reserved */
+	b->len += w.pos;
+}
+
+int
+spool_put_process(struct spool_buf *b, const struct spool_process *p)
+{
+	struct writer w;
+	size_t len = 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 4 + (size_t)p->exe.len +
+		     4 + (size_t)p->cmdline.len;
+	if (rec_begin(b, &w, SPOOL_REC_PROCESS, len))
+		return -ENOSPC;
+	w_u32(&w, p->pid);
+	w_u32(&w, p->ppid);
+	w_u64(&w, p->start_realtime_ns);
+	w_u64(&w, p->start_mono_ns);
+	w_u32(&w, p->timer);
+	w_u32(&w, p->clock);
+	w_u64(&w, p->period_ns);
+	w_u32(&w, p->requested_hz);
+	w_u32(&w, p->max_depth);
+	w_str(&w, p->exe);
+	w_str(&w, p->cmdline);
+	return rec_end(b, &w);
+}
+
+#define SEGMENT_SIZE (8 + 8 + 8 + 4)
+
+int
+spool_put_module_load(struct spool_buf *b, const struct spool_module_load *m,
+		      const struct spool_segment *segs)
+{
+	struct writer w;
+	size_t len = 8 + 8 + 4 + (size_t)m->path.len + 4 +
+		     (size_t)m->build_id_len + 4 +
+		     (size_t)m->nsegments * SEGMENT_SIZE;
+	/* Refuse what the decoder would reject. */
+	if (m->nsegments > SPOOL_MAX_SEGMENTS ||
+	    m->build_id_len > SPOOL_MAX_BUILD_ID) {
+		b->err = -EINVAL;
+		return -EINVAL;
+	}
+	if (rec_begin(b, &w, SPOOL_REC_MODULE_LOAD, len))
+		return -ENOSPC;
+	w_u64(&w, m->time_ns);
+	w_u64(&w, m->base);
+	w_str(&w, m->path);
+	w_bytes(&w, m->build_id, m->build_id_len);
+	w_u32(&w, m->nsegments);
+	for (uint32_t i = 0; i < m->nsegments; i++) {
+		w_u64(&w, segs[i].vaddr);
+		w_u64(&w, segs[i].memsz);
+		w_u64(&w, segs[i].offset);
+		w_u32(&w, segs[i].flags);
+	}
+	return rec_end(b, &w);
+}
+
+int
+spool_put_module_unload(struct spool_buf *b,
+			const struct spool_module_unload *m)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_MODULE_UNLOAD,
+		      8 + 8 + 4 + (size_t)m->path.len))
+		return -ENOSPC;
+	w_u64(&w, m->time_ns);
+	w_u64(&w, m->base);
+	w_str(&w, m->path);
+	return rec_end(b, &w);
+}
+
+int
+spool_put_thread(struct spool_buf *b, const struct spool_thread *t)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_THREAD,
+		      8 + 4 + 4 + 4 + (size_t)t->name.len))
+		return -ENOSPC;
+	w_u64(&w, t->time_ns);
+	w_u32(&w, t->tid);
+	w_u32(&w, t->event);
+	w_str(&w, t->name);
+	return rec_end(b, &w);
+}
+
+#define SAMPLE_FIXED (8 + 4 + 2 + 2 + 8 + 4)
+
+size_t
+spool_sample_size(uint32_t depth)
+{
+	return SPOOL_REC_HEADER_LEN + SAMPLE_FIXED + (size_t)depth * 8;
+}
+
+int
+spool_put_sample(struct spool_buf *b, const struct spool_sample *s,
+		 const uint64_t *pcs)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_SAMPLE,
+		      SAMPLE_FIXED + (size_t)s->depth * 8))
+		return -ENOSPC;
+	w_u64(&w, s->time_ns);
+	w_u32(&w, s->tid);
+	w_u16(&w, s->kind);
+	w_u16(&w, s->flags);
+	w_u64(&w, s->weight);
+	w_u32(&w, s->depth);
+	for (uint32_t i = 0; i < s->depth; i++)
+		w_u64(&w, pcs[i]);
+	return rec_end(b, &w);
+}
+
+int
+spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
+{
+	struct writer w;
+	uint32_t ndrops = SPOOL_DROP_MAX_ - 1;
+	if (rec_begin(b, &w, SPOOL_REC_FOOTER,
+		      8 * 4 + 4 + 4 + (size_t)ndrops * 12))
+		return -ENOSPC;
+	w_u64(&w, f->end_mono_ns);
+	w_u64(&w, f->utime_ns);
+	w_u64(&w, f->stime_ns);
+	w_u64(&w, f->samples);
+	w_u32(&w, f->threads);
+	w_u32(&w, ndrops);
+	for (uint32_t cause = 1; cause <= ndrops; cause++) {
+		w_u32(&w, cause);
+		w_u64(&w, f->drops[cause]);
+	}
+	return rec_end(b, &w);
+}
+
+/* ---- decoder ---- */
+
+static uint16_t
+get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t
+get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
+}
+
+int
+spool_cursor_init(struct spool_cursor *c, const void *data, size_t size)
+{
+	const uint8_t *d = data;
+	if (size < SPOOL_FILE_HEADER_LEN ||
+	    memcmp(d, SPOOL_MAGIC, SPOOL_MAGIC_LEN) != 0)
+		return -EBADMSG;
+	c->data = d;
+	c->size = size;
+	c->version = get_u16(d + SPOOL_MAGIC_LEN);
+	if (c->version == 0)
+		return -EBADMSG;
+	if (c->version > SPOOL_VERSION)
+		return -ENOTSUP;
+	c->pos = SPOOL_FILE_HEADER_LEN;
+	return 0;
+}
+
+int
+spool_next(struct spool_cursor *c, struct spool_rec *rec)
+{
+	size_t left = c->size - c->pos;
+	if (left == 0)
+		return SPOOL_END;
+	if (left < SPOOL_REC_HEADER_LEN)
+		return SPOOL_TRUNCATED;
+	const uint8_t *h = c->data + c->pos;
+	uint32_t len = get_u32(h + 4);
+	if (len > SPOOL_REC_MAX_LEN)
+		return SPOOL_CORRUPT;
+	if (left - SPOOL_REC_HEADER_LEN < len)
+		return SPOOL_TRUNCATED;
+	rec->type = get_u32(h);
+	rec->len = len;
+	rec->payload = h + SPOOL_REC_HEADER_LEN;
+	rec->offset = c->pos;
+	c->pos += SPOOL_REC_HEADER_LEN + (size_t)len;
+	return SPOOL_OK;
+}
+
+/* A bounds-checked reader over one payload; any short read sets bad. */
+struct reader {
+	const uint8_t *p;
+	uint32_t len;
+	uint32_t pos;
+	int bad;
+};
+
+static const uint8_t *
+r_take(struct reader *r, uint32_t n)
+{
+	if (r->bad || r->len - r->pos < n) {
+		r->bad = 1;
+		return NULL;
+	}
+	const uint8_t *p = r->p + r->pos;
+	r->pos += n;
+	return p;
+}
+
+static uint16_t
+r_u16(struct reader *r)
+{
+	const uint8_t *p = r_take(r, 2);
+	return p ? get_u16(p) : 0;
+}
+
+static uint32_t
+r_u32(struct reader *r)
+{
+	const uint8_t *p = r_take(r, 4);
+	return p ? get_u32(p) : 0;
+}
+
+static uint64_t
+r_u64(struct reader *r)
+{
+	const uint8_t *p = r_take(r, 8);
+	return p ? get_u64(p) : 0;
+}
+
+static const uint8_t *
+r_bytes(struct reader *r, uint32_t *len)
+{
+	*len = r_u32(r);
+	const uint8_t *p = r_take(r, *len);
+	if (!p)
+		*len = 0;
+	return p;
+}
+
+static struct spool_str
+r_str(struct reader *r)
+{
+	struct spool_str s;
+	s.ptr = (const char *)r_bytes(r, &s.len);
+	if (!s.ptr)
+		s.ptr = "";
+	return s;
+}
+
+static void
+reader_init(struct reader *r, const struct spool_rec *rec)
+{
+	r->p = rec->payload;
+	r->len = rec->len;
+	r->pos = 0;
+	r->bad = 0;
+}
+
+int
+spool_get_process(const struct spool_rec *rec, struct spool_process *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->pid = r_u32(&r);
+	out->ppid = r_u32(&r);
+	out->start_realtime_ns = r_u64(&r);
+	out->start_mono_ns = r_u64(&r);
+	out->timer = r_u32(&r);
+	out->clock = r_u32(&r);
+	out->period_ns = r_u64(&r);
+	out->requested_hz = r_u32(&r);
+	out->max_depth = r_u32(&r);
+	out->exe = r_str(&r);
+	out->cmdline = r_str(&r);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_module_load(const struct spool_rec *rec,
+		      struct spool_module_load *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->base = r_u64(&r);
+	out->path = r_str(&r);
+	out->build_id = r_bytes(&r, &out->build_id_len);
+	out->nsegments = r_u32(&r);
+	if (out->nsegments > SPOOL_MAX_SEGMENTS)
+		return -EBADMSG;
+	out->segments_raw = r_take(&r, out->nsegments * SEGMENT_SIZE);
+	return r.bad ? -EBADMSG : 0;
+}
+
+struct spool_segment
+spool_module_segment(const struct spool_module_load *m, uint32_t i)
+{
+	const uint8_t *p = m->segments_raw + (size_t)i * SEGMENT_SIZE;
+	struct spool_segment s = {
+		.vaddr = get_u64(p),
+		.memsz = get_u64(p + 8),
+		.offset = get_u64(p + 16),
+		.flags = get_u32(p + 24),
+	};
+	return s;
+}
+
+int
+spool_get_module_unload(const struct spool_rec *rec,
+			struct spool_module_unload *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->base = r_u64(&r);
+	out->path = r_str(&r);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_thread(const struct spool_rec *rec, struct spool_thread *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->tid = r_u32(&r);
+	out->event = r_u32(&r);
+	out->name = r_str(&r);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_sample(const struct spool_rec *rec, struct spool_sample *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->tid = r_u32(&r);
+	out->kind = r_u16(&r);
+	out->flags = r_u16(&r);
+	out->weight = r_u64(&r);
+	out->depth = r_u32(&r);
+	if (out->depth > SPOOL_REC_MAX_LEN / 8)
+		return -EBADMSG;
+	out->pcs_raw = r_take(&r, out->depth * 8);
+	return r.bad ? -EBADMSG : 0;
+}
+
+uint64_t
+spool_sample_pc(const struct spool_sample *s, uint32_t i)
+{
+	return get_u64(s->pcs_raw + (size_t)i * 8);
+}
+
+int
+spool_get_footer(const struct spool_rec *rec, struct spool_footer *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	memset(out, 0, sizeof(*out));
+	out->end_mono_ns = r_u64(&r);
+	out->utime_ns = r_u64(&r);
+	out->stime_ns = r_u64(&r);
+	out->samples = r_u64(&r);
+	out->threads = r_u32(&r);
+	uint32_t ndrops = r_u32(&r);
+	for (uint32_t i = 0; i < ndrops && !r.bad; i++) {
+		uint32_t cause = r_u32(&r);
+		uint64_t count = r_u64(&r);
+		/* Causes this reader does not know are skipped. */
+		if (cause > 0 && cause < SPOOL_DROP_MAX_)
+			out->drops[cause] = count;
+	}
+	return r.bad ? -EBADMSG : 0;
+}
+
+const char *
+spool_timer_name(uint32_t timer)
+{
+	switch (timer) {
+	case SPOOL_TIMER_PERF:
+		return "perf";
+	case SPOOL_TIMER_POSIX:
+		return "posix";
+	case SPOOL_TIMER_ITIMER:
+		return "itimer";
+	default:
+		return "none";
+	}
+}
+
+const char *
+spool_drop_name(uint32_t cause)
+{
+	static const char *const names[SPOOL_DROP_MAX_] = {
+		[SPOOL_DROP_RING_FULL] = "ring-full",
+		[SPOOL_DROP_NO_RING] = "no-ring",
+		[SPOOL_DROP_REENTRANT] = "reentrant",
+		[SPOOL_DROP_UNWIND] = "unwind-failed",
+		[SPOOL_DROP_WRITE] = "write-failed",
+	};
+	if (cause < SPOOL_DROP_MAX_ && names[cause])
+		return names[cause];
+	return "unknown";
+}

@@ -1,0 +1,1088 @@
+/*
+ * Unit tests of the spool format (common/spool.c, man/profspool.5).
+ *
+ * The spool is the contract between the preload library, which writes it
+ * while the target runs, and the analyzer, which may read it after the
+ * target was killed at any instant. So beside the round trip of every record
+ * type these tests pin the on-disk bytes, cut a spool at every byte offset,
+ * and feed the decoder lengths that would make a careless reader run off the
+ * end of its buffer.
+ */
+#include "spool.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR(s) { (s), sizeof(s) - 1 }
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- fixtures: one value of every record type, fields all distinct ---- */
+
+static const struct spool_process fixture_process = {
+	.pid = 4242,
+	.ppid = 17,
+	.start_realtime_ns = 0x17a0b1c2d3e4f506ull,
+	.start_mono_ns = 0x0000123456789abcull,
+	.timer = SPOOL_TIMER_POSIX,
+	.clock = SPOOL_CLOCK_CPU,
+	.period_ns = 10000000,
+	.requested_hz = 100,
+	.max_depth = SPOOL_MAX_DEPTH,
+	.exe = STR("/usr/bin/target"),
+	/* Arguments are NUL-separated: the length, not a terminator, ends it. */
+	.cmdline = { "target\0--flag\0x", 16 },
+};
+
+static const uint8_t fixture_build_id[20] = {
+	0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+	0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0xff,
+};
+
+static const struct spool_segment fixture_segments[] = {
+	{ 0x0, 0x1234, 0x0, 0x4 },
+	{ 0x1000, 0x5678, 0x1000, 0x5 },
+	{ 0xfffffffff000ull, 0x9abc, 0x3000, 0x6 },
+};
+
+static const struct spool_module_load fixture_module_load = {
+	.time_ns = 1000001,
+	.base = 0x7f0012340000ull,
+	.path = STR("/lib/x86_64-linux-gnu/libc.so.6"),
+	.build_id = fixture_build_id,
+	.build_id_len = sizeof(fixture_build_id),
+	.nsegments = ARRAY_LEN(fixture_segments),
+};
+
+static const struct spool_module_unload fixture_module_unload = {
+	.time_ns = 2000002,
+	.base = 0x7f0012340000ull,
+	.path = STR("/tmp/plugin.so"),
+};
+
+static const struct spool_thread fixture_thread = {
+	.time_ns = 3000003,
+	.tid = 4243,
+	.event = SPOOL_THREAD_NAME,
+	.name = STR("worker-1"),
+};
+
+static const uint64_t fixture_pcs[] = {
+	0x55555555a123ull, 0x55555555b456ull, 0x7fffffffe789ull,
+	0xffffffffffffffffull,
+};
+
+static const struct spool_sample fixture_sample = {
+	.time_ns = 4000004,
+	.tid = 4243,
+	.kind = SPOOL_SAMPLE_TIME,
+	.flags = SPOOL_SAMPLE_TRUNCATED | SPOOL_SAMPLE_UNWIND_ERR,
+	.weight = 10000000,
+	.depth = ARRAY_LEN(fixture_pcs),
+};
+
+static const struct spool_footer fixture_footer = {
+	.end_mono_ns = 0x0000123456789abcull + 5000000000ull,
+	.utime_ns = 1500000000,
+	.stime_ns = 20000000,
+	.samples = 150,
+	.threads = 5,
+	.drops = { 0, 11, 22, 33, 44, 55 },
+};
+
+static int
+put_process(struct spool_buf *b)
+{
+	return spool_put_process(b, &fixture_process);
+}
+
+static int
+put_module_load(struct spool_buf *b)
+{
+	return spool_put_module_load(b, &fixture_module_load, fixture_segments);
+}
+
+static int
+put_module_unload(struct spool_buf *b)
+{
+	return spool_put_module_unload(b, &fixture_module_unload);
+}
+
+static int
+put_thread(struct spool_buf *b)
+{
+	return spool_put_thread(b, &fixture_thread);
+}
+
+static int
+put_sample(struct spool_buf *b)
+{
+	return spool_put_sample(b, &fixture_sample, fixture_pcs);
+}
+
+static int
+put_footer(struct spool_buf *b)
+{
+	return spool_put_footer(b, &fixture_footer);
+}
+
+static int
+get_process(const struct spool_rec *r)
+{
+	struct spool_process out;
+	return spool_get_process(r, &out);
+}
+
+static int
+get_module_load(const struct spool_rec *r)
+{
+	struct spool_module_load out;
+	return spool_get_module_load(r, &out);
+}
+
+static int
+get_module_unload(const struct spool_rec *r)
+{
+	struct spool_module_unload out;
+	return spool_get_module_unload(r, &out);
+}
+
+static int
+get_thread(const struct spool_rec *r)
+{
+	struct spool_thread out;
+	return spool_get_thread(r, &out);
+}
+
+static int
+get_sample(const struct spool_rec *r)
+{
+	struct spool_sample out;
+	return spool_get_sample(r, &out);
+}
+
+static int
+get_footer(const struct spool_rec *r)
+{
+	struct spool_footer out;
+	return spool_get_footer(r, &out);
+}
+
+/* Every record type with its fixture encoder and its typed decoder; the
+ * table-driven tests below run once per row (tcase_add_loop_test). */
+static const struct rec_case {
+	const char *name;
+	uint32_t type;
+	int (*put)(struct spool_buf *b);
+	int (*get)(const struct spool_rec *r);
+} rec_cases[] = {
+	{ "process", SPOOL_REC_PROCESS, put_process, get_process },
+	{ "module_load", SPOOL_REC_MODULE_LOAD, put_module_load,
+	  get_module_load },
+	{ "module_unload", SPOOL_REC_MODULE_UNLOAD, put_module_unload,
+	  get_module_unload },
+	{ "thread", SPOOL_REC_THREAD, put_thread, get_thread },
+	{ "sample", SPOOL_REC_SAMPLE, put_sample, get_sample },
+	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer },
+};
+
+/* ---- helpers ---- */
+
+/* Size of one segment entry in MODULE_LOAD: vaddr, memsz, offset, flags. */
+#define SEGMENT_LEN (8 + 8 + 8 + 4)
+
+static void
+poke_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+start_spool(struct spool_buf *b, uint8_t *mem, size_t cap)
+{
+	spool_buf_init(b, mem, cap);
+	spool_put_file_header(b);
+	ck_assert_int_eq(b->err, 0);
+	ck_assert_uint_eq(b->len, SPOOL_FILE_HEADER_LEN);
+}
+
+static void
+open_spool(struct spool_cursor *c, const struct spool_buf *b)
+{
+	ck_assert_int_eq(spool_cursor_init(c, b->data, b->len), 0);
+	ck_assert_uint_eq(c->version, SPOOL_VERSION);
+}
+
+/* Reads the next record and checks that it is whole and of this type. */
+static void
+next_record(struct spool_cursor *c, struct spool_rec *rec, uint32_t type)
+{
+	size_t pos = c->pos;
+	ck_assert_int_eq(spool_next(c, rec), SPOOL_OK);
+	ck_assert_uint_eq(rec->type, type);
+	ck_assert_uint_eq(rec->offset, pos);
+	ck_assert_uint_eq(c->pos, pos + SPOOL_REC_HEADER_LEN + rec->len);
+	ck_assert_ptr_eq(rec->payload, c->data + pos + SPOOL_REC_HEADER_LEN);
+}
+
+static void
+assert_str_eq(struct spool_str got, struct spool_str want)
+{
+	ck_assert_uint_eq(got.len, want.len);
+	ck_assert_mem_eq(got.ptr, want.ptr, want.len);
+}
+
+/* Encodes one fixture record alone into mem and returns it decoded by
+ * spool_next, so a test can tamper with its length. */
+static void
+encode_one(const struct rec_case *rc, uint8_t *mem, size_t cap,
+	   struct spool_buf *b, struct spool_rec *rec)
+{
+	struct spool_cursor c;
+
+	start_spool(b, mem, cap);
+	ck_assert_int_eq(rc->put(b), 0);
+	open_spool(&c, b);
+	next_record(&c, rec, rc->type);
+	ck_assert_int_eq(spool_next(&c, rec + 1), SPOOL_END);
+}
+
+/* ---- round trips ---- */
+
+START_TEST(spool_roundtrip_process)
+{
+	uint8_t mem[512];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_process p;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_process(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_PROCESS);
+	ck_assert_int_eq(spool_get_process(&rec, &p), 0);
+	ck_assert_uint_eq(p.pid, fixture_process.pid);
+	ck_assert_uint_eq(p.ppid, fixture_process.ppid);
+	ck_assert_uint_eq(p.start_realtime_ns, fixture_process.start_realtime_ns);
+	ck_assert_uint_eq(p.start_mono_ns, fixture_process.start_mono_ns);
+	ck_assert_uint_eq(p.timer, fixture_process.timer);
+	ck_assert_uint_eq(p.clock, fixture_process.clock);
+	ck_assert_uint_eq(p.period_ns, fixture_process.period_ns);
+	ck_assert_uint_eq(p.requested_hz, fixture_process.requested_hz);
+	ck_assert_uint_eq(p.max_depth, fixture_process.max_depth);
+	assert_str_eq(p.exe, fixture_process.exe);
+	assert_str_eq(p.cmdline, fixture_process.cmdline);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_module_load)
+{
+	uint8_t mem[512];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_load m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_module_load(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_LOAD);
+	ck_assert_int_eq(spool_get_module_load(&rec, &m), 0);
+	ck_assert_uint_eq(m.time_ns, fixture_module_load.time_ns);
+	ck_assert_uint_eq(m.base, fixture_module_load.base);
+	assert_str_eq(m.path, fixture_module_load.path);
+	ck_assert_uint_eq(m.build_id_len, sizeof(fixture_build_id));
+	ck_assert_mem_eq(m.build_id, fixture_build_id, sizeof(fixture_build_id));
+	ck_assert_uint_eq(m.nsegments, ARRAY_LEN(fixture_segments));
+	for (uint32_t i = 0; i < m.nsegments; i++) {
+		struct spool_segment s = spool_module_segment(&m, i);
+		ck_assert_uint_eq(s.vaddr, fixture_segments[i].vaddr);
+		ck_assert_uint_eq(s.memsz, fixture_segments[i].memsz);
+		ck_assert_uint_eq(s.offset, fixture_segments[i].offset);
+		ck_assert_uint_eq(s.flags, fixture_segments[i].flags);
+	}
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* A module without build-id, path or segments (e.g. the vdso on some
+ * kernels) is still a valid record. */
+START_TEST(spool_roundtrip_module_load_empty)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_load in = { .time_ns = 7, .base = 0x1000 };
+	struct spool_module_load m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_module_load(&b, &in, NULL), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_LOAD);
+	ck_assert_int_eq(spool_get_module_load(&rec, &m), 0);
+	ck_assert_uint_eq(m.time_ns, 7);
+	ck_assert_uint_eq(m.base, 0x1000);
+	ck_assert_uint_eq(m.path.len, 0);
+	ck_assert_uint_eq(m.build_id_len, 0);
+	ck_assert_uint_eq(m.nsegments, 0);
+}
+END_TEST
+
+/* SPOOL_MAX_SEGMENTS bounds the segment table; a record with more is
+ * corrupt even when the bytes are all there. */
+START_TEST(spool_module_load_max_segments)
+{
+	struct spool_segment segs[SPOOL_MAX_SEGMENTS + 1];
+	uint8_t mem[2048];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_load in = fixture_module_load;
+	struct spool_module_load m;
+
+	for (uint32_t i = 0; i < ARRAY_LEN(segs); i++)
+		segs[i] = (struct spool_segment){ 0x1000 * i, 0x100, 0, 5 };
+	in.nsegments = SPOOL_MAX_SEGMENTS;
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_module_load(&b, &in, segs), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_LOAD);
+	ck_assert_int_eq(spool_get_module_load(&rec, &m), 0);
+	ck_assert_uint_eq(m.nsegments, SPOOL_MAX_SEGMENTS);
+	ck_assert_uint_eq(spool_module_segment(&m, SPOOL_MAX_SEGMENTS - 1).vaddr,
+			  0x1000 * (SPOOL_MAX_SEGMENTS - 1));
+
+	/* One more segment, written by hand: whether the encoder refuses
+	 * it is the writer's business, the reader must not trust it. */
+	memset(mem + b.len, 0, SEGMENT_LEN);
+	b.len += SEGMENT_LEN;
+	poke_u32(mem + SPOOL_FILE_HEADER_LEN + 4, rec.len + SEGMENT_LEN);
+	poke_u32(mem + SPOOL_FILE_HEADER_LEN + SPOOL_REC_HEADER_LEN + 16 + 4 +
+			 in.path.len + 4 + in.build_id_len,
+		 SPOOL_MAX_SEGMENTS + 1);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_LOAD);
+	ck_assert_int_eq(spool_get_module_load(&rec, &m), -EBADMSG);
+	rec.len -= SEGMENT_LEN;
+	ck_assert_int_eq(spool_get_module_load(&rec, &m), -EBADMSG);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_module_unload)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_unload m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_module_unload(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_UNLOAD);
+	ck_assert_int_eq(spool_get_module_unload(&rec, &m), 0);
+	ck_assert_uint_eq(m.time_ns, fixture_module_unload.time_ns);
+	ck_assert_uint_eq(m.base, fixture_module_unload.base);
+	assert_str_eq(m.path, fixture_module_unload.path);
+}
+END_TEST
+
+static const uint32_t thread_events[] = {
+	SPOOL_THREAD_START, SPOOL_THREAD_EXIT, SPOOL_THREAD_NAME,
+};
+
+START_TEST(spool_roundtrip_thread)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_thread in = fixture_thread;
+	struct spool_thread t;
+
+	in.event = thread_events[_i];
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_thread(&b, &in), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_get_thread(&rec, &t), 0);
+	ck_assert_uint_eq(t.time_ns, in.time_ns);
+	ck_assert_uint_eq(t.tid, in.tid);
+	ck_assert_uint_eq(t.event, in.event);
+	assert_str_eq(t.name, in.name);
+}
+END_TEST
+
+static const uint32_t sample_depths[] = { 0, 1, 2, 64, SPOOL_MAX_DEPTH };
+
+START_TEST(spool_roundtrip_sample)
+{
+	uint8_t mem[4096];
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_sample in = fixture_sample;
+	struct spool_sample s;
+
+	in.depth = sample_depths[_i];
+	for (uint32_t i = 0; i < in.depth; i++)
+		pcs[i] = 0x8000000000000000ull | ((uint64_t)i << 32) | (i + 1);
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_sample(&b, &in, pcs), 0);
+	/* spool_sample_size is what the writer uses to reserve space. */
+	ck_assert_uint_eq(b.len - SPOOL_FILE_HEADER_LEN,
+			  spool_sample_size(in.depth));
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_SAMPLE);
+	ck_assert_int_eq(spool_get_sample(&rec, &s), 0);
+	ck_assert_uint_eq(s.time_ns, in.time_ns);
+	ck_assert_uint_eq(s.tid, in.tid);
+	ck_assert_uint_eq(s.kind, in.kind);
+	ck_assert_uint_eq(s.flags, in.flags);
+	ck_assert_uint_eq(s.weight, in.weight);
+	ck_assert_uint_eq(s.depth, in.depth);
+	for (uint32_t i = 0; i < s.depth; i++)
+		ck_assert_uint_eq(spool_sample_pc(&s, i), pcs[i]);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_footer)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_footer f;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_footer(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_FOOTER);
+	memset(&f, 0xa5, sizeof(f));
+	ck_assert_int_eq(spool_get_footer(&rec, &f), 0);
+	ck_assert_uint_eq(f.end_mono_ns, fixture_footer.end_mono_ns);
+	ck_assert_uint_eq(f.utime_ns, fixture_footer.utime_ns);
+	ck_assert_uint_eq(f.stime_ns, fixture_footer.stime_ns);
+	ck_assert_uint_eq(f.samples, fixture_footer.samples);
+	ck_assert_uint_eq(f.threads, fixture_footer.threads);
+	ck_assert_uint_eq(f.drops[0], 0);
+	for (uint32_t i = 1; i < SPOOL_DROP_MAX_; i++)
+		ck_assert_uint_eq(f.drops[i], fixture_footer.drops[i]);
+}
+END_TEST
+
+/* ---- exact bytes: the layout man/profspool.5 documents ---- */
+
+START_TEST(spool_bytes_file_header)
+{
+	static const uint8_t want[SPOOL_FILE_HEADER_LEN] = {
+		'P', 'R', 'F', 'S', 'P', 'O', 'O', 'L',
+		SPOOL_VERSION, 0,  /* u16 version */
+		0, 0,              /* u16 minor */
+		0, 0, 0, 0,        /* u32 flags */
+	};
+	uint8_t mem[SPOOL_FILE_HEADER_LEN];
+	struct spool_buf b;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_mem_eq(mem, want, sizeof(want));
+}
+END_TEST
+
+/* A THREAD record spelled out byte by byte, in both directions: little
+ * endian whatever the host, strings as u32 length + bytes, no padding. */
+static const uint8_t thread_bytes[] = {
+	0x04, 0x00, 0x00, 0x00,                         /* type THREAD */
+	0x17, 0x00, 0x00, 0x00,                         /* length 23 */
+	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, /* time_ns */
+	0x44, 0x33, 0x22, 0x11,                         /* tid */
+	0x01, 0x00, 0x00, 0x00,                         /* event START */
+	0x03, 0x00, 0x00, 0x00, 'a', 'b', 'c',          /* name "abc" */
+};
+
+START_TEST(spool_bytes_thread)
+{
+	uint8_t mem[64];
+	struct spool_buf b;
+	struct spool_thread in = {
+		.time_ns = 0x0102030405060708ull,
+		.tid = 0x11223344,
+		.event = SPOOL_THREAD_START,
+		.name = STR("abc"),
+	};
+	struct spool_rec rec;
+	struct spool_cursor c;
+	struct spool_thread t;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_thread(&b, &in), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN + sizeof(thread_bytes));
+	ck_assert_mem_eq(mem + SPOOL_FILE_HEADER_LEN, thread_bytes,
+			 sizeof(thread_bytes));
+
+	/* And decode the literal bytes, not what the encoder produced. */
+	memcpy(mem + SPOOL_FILE_HEADER_LEN, thread_bytes, sizeof(thread_bytes));
+	ck_assert_int_eq(spool_cursor_init(&c, mem, b.len), 0);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_get_thread(&rec, &t), 0);
+	ck_assert_uint_eq(t.time_ns, in.time_ns);
+	ck_assert_uint_eq(t.tid, in.tid);
+	ck_assert_uint_eq(t.event, in.event);
+	assert_str_eq(t.name, in.name);
+}
+END_TEST
+
+/* ---- truncation: a spool cut at any byte ---- */
+
+/* The spool a killed target leaves: no FOOTER when cut early enough. */
+static size_t
+build_small_spool(uint8_t *mem, size_t cap, size_t *ends, size_t *nends,
+		  uint32_t *types)
+{
+	struct spool_buf b;
+	size_t n = 0;
+
+	start_spool(&b, mem, cap);
+	ck_assert_int_eq(put_process(&b), 0);
+	types[n] = SPOOL_REC_PROCESS;
+	ends[n++] = b.len;
+	ck_assert_int_eq(put_module_load(&b), 0);
+	types[n] = SPOOL_REC_MODULE_LOAD;
+	ends[n++] = b.len;
+	ck_assert_int_eq(put_thread(&b), 0);
+	types[n] = SPOOL_REC_THREAD;
+	ends[n++] = b.len;
+	for (uint32_t depth = 1; depth <= 3; depth++) {
+		struct spool_sample s = fixture_sample;
+		s.depth = depth;
+		ck_assert_int_eq(spool_put_sample(&b, &s, fixture_pcs), 0);
+		types[n] = SPOOL_REC_SAMPLE;
+		ends[n++] = b.len;
+	}
+	ck_assert_int_eq(put_footer(&b), 0);
+	types[n] = SPOOL_REC_FOOTER;
+	ends[n++] = b.len;
+	*nends = n;
+	return b.len;
+}
+
+static int
+decode_typed(const struct spool_rec *rec)
+{
+	for (size_t i = 0; i < ARRAY_LEN(rec_cases); i++)
+		if (rec_cases[i].type == rec->type)
+			return rec_cases[i].get(rec);
+	return -ENOENT;
+}
+
+START_TEST(spool_truncated_every_offset)
+{
+	uint8_t mem[2048];
+	size_t ends[16];
+	uint32_t types[16];
+	size_t nends;
+	size_t total = build_small_spool(mem, sizeof(mem), ends, &nends, types);
+
+	for (size_t cut = 0; cut <= total; cut++) {
+		struct spool_cursor c;
+		struct spool_rec rec;
+		size_t want = 0, read = 0, boundary = SPOOL_FILE_HEADER_LEN;
+		int st;
+
+		if (cut < SPOOL_FILE_HEADER_LEN) {
+			ck_assert_msg(spool_cursor_init(&c, mem, cut) == -EBADMSG,
+				      "cut at %zu: header accepted", cut);
+			continue;
+		}
+		ck_assert_int_eq(spool_cursor_init(&c, mem, cut), 0);
+		while (want < nends && ends[want] <= cut)
+			boundary = ends[want++];
+		while ((st = spool_next(&c, &rec)) == SPOOL_OK) {
+			ck_assert_msg(read < want, "cut at %zu: record %zu "
+				      "read past the cut", cut, read);
+			ck_assert_uint_eq(rec.type, types[read]);
+			ck_assert_msg(rec.offset + SPOOL_REC_HEADER_LEN +
+					      rec.len <= cut,
+				      "cut at %zu: partial record", cut);
+			ck_assert_int_eq(decode_typed(&rec), 0);
+			read++;
+		}
+		ck_assert_msg(read == want, "cut at %zu: read %zu records, "
+			      "want %zu", cut, read, want);
+		ck_assert_msg(st == (cut == boundary ? SPOOL_END :
+				     SPOOL_TRUNCATED),
+			      "cut at %zu: status %d", cut, st);
+		/* pos names where the partial record starts, for the
+		 * "truncated record at offset N" message. */
+		ck_assert_uint_eq(c.pos, boundary);
+		/* The end is sticky: asking again does not move. */
+		ck_assert_int_eq(spool_next(&c, &rec), st);
+		ck_assert_uint_eq(c.pos, boundary);
+	}
+}
+END_TEST
+
+/* ---- records this reader does not know ---- */
+
+static void
+append_raw(struct spool_buf *b, uint32_t type, uint32_t len,
+	   const void *payload, size_t payload_len)
+{
+	uint8_t *p = b->data + b->len;
+
+	ck_assert_uint_ge(b->cap - b->len, SPOOL_REC_HEADER_LEN + payload_len);
+	for (int i = 0; i < 4; i++) {
+		p[i] = (uint8_t)(type >> (8 * i));
+		p[4 + i] = (uint8_t)(len >> (8 * i));
+	}
+	if (payload_len)
+		memcpy(p + SPOOL_REC_HEADER_LEN, payload, payload_len);
+	b->len += SPOOL_REC_HEADER_LEN + payload_len;
+}
+
+START_TEST(spool_unknown_record_skipped)
+{
+	static const uint8_t junk[5] = { 1, 2, 3, 4, 5 };
+	uint8_t mem[1024];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_sample s;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_thread(&b), 0);
+	append_raw(&b, 99, sizeof(junk), junk, sizeof(junk));
+	append_raw(&b, 0, 0, NULL, 0);
+	append_raw(&b, UINT32_MAX, 0, NULL, 0);
+	ck_assert_int_eq(put_sample(&b), 0);
+
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	next_record(&c, &rec, 99);
+	ck_assert_uint_eq(rec.len, sizeof(junk));
+	ck_assert_mem_eq(rec.payload, junk, sizeof(junk));
+	next_record(&c, &rec, 0);
+	ck_assert_uint_eq(rec.len, 0);
+	next_record(&c, &rec, UINT32_MAX);
+	next_record(&c, &rec, SPOOL_REC_SAMPLE);
+	ck_assert_int_eq(spool_get_sample(&rec, &s), 0);
+	ck_assert_uint_eq(s.depth, fixture_sample.depth);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* Fields appended by a later minor version are ignored: every decoder
+ * accepts a payload longer than what it reads. */
+START_TEST(spool_trailing_fields_ignored)
+{
+	const struct rec_case *rc = &rec_cases[_i];
+	uint8_t mem[1024];
+	struct spool_buf b;
+	struct spool_rec rec[2];
+
+	encode_one(rc, mem, sizeof(mem) - 8, &b, rec);
+	/* The bytes after the record are part of mem: make them the
+	 * record's "new fields". */
+	memset(mem + b.len, 0x5a, 8);
+	rec[0].len += 8;
+	ck_assert_msg(rc->get(&rec[0]) == 0, "%s: trailing bytes rejected",
+		      rc->name);
+}
+END_TEST
+
+/* ---- corrupt input ---- */
+
+static const struct {
+	uint32_t len;
+	int status;
+} length_cases[] = {
+	{ SPOOL_REC_MAX_LEN + 1, SPOOL_CORRUPT },
+	{ 0x80000000u, SPOOL_CORRUPT },
+	{ UINT32_MAX, SPOOL_CORRUPT },
+	/* Possible but longer than the file: the file was cut. */
+	{ SPOOL_REC_MAX_LEN, SPOOL_TRUNCATED },
+	{ 1000, SPOOL_TRUNCATED },
+};
+
+START_TEST(spool_impossible_length)
+{
+	static const uint8_t zeros[64];
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	size_t at;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_thread(&b), 0);
+	at = b.len;
+	append_raw(&b, SPOOL_REC_SAMPLE, length_cases[_i].len, zeros,
+		   sizeof(zeros));
+
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_next(&c, &rec), length_cases[_i].status);
+	ck_assert_uint_eq(c.pos, at);
+}
+END_TEST
+
+/* Headers that are not a spool of any version. */
+static const struct {
+	const char *what;
+	size_t size;
+	size_t flip; /* byte to corrupt, or SIZE_MAX */
+	uint16_t version;
+	int ret;
+} header_cases[] = {
+	{ "empty file", 0, SIZE_MAX, SPOOL_VERSION, -EBADMSG },
+	{ "magic only", SPOOL_MAGIC_LEN, SIZE_MAX, SPOOL_VERSION, -EBADMSG },
+	{ "one byte short", SPOOL_FILE_HEADER_LEN - 1, SIZE_MAX, SPOOL_VERSION,
+	  -EBADMSG },
+	{ "magic[0]", SPOOL_FILE_HEADER_LEN, 0, SPOOL_VERSION, -EBADMSG },
+	{ "magic[3]", SPOOL_FILE_HEADER_LEN, 3, SPOOL_VERSION, -EBADMSG },
+	{ "magic[7]", SPOOL_FILE_HEADER_LEN, 7, SPOOL_VERSION, -EBADMSG },
+	{ "version 0", SPOOL_FILE_HEADER_LEN, SIZE_MAX, 0, -EBADMSG },
+	{ "next version", SPOOL_FILE_HEADER_LEN, SIZE_MAX, SPOOL_VERSION + 1,
+	  -ENOTSUP },
+	{ "version 0xffff", SPOOL_FILE_HEADER_LEN, SIZE_MAX, 0xffff, -ENOTSUP },
+	{ "current version", SPOOL_FILE_HEADER_LEN, SIZE_MAX, SPOOL_VERSION, 0 },
+};
+
+START_TEST(spool_bad_header)
+{
+	uint8_t mem[SPOOL_FILE_HEADER_LEN];
+	struct spool_buf b;
+	struct spool_cursor c;
+
+	start_spool(&b, mem, sizeof(mem));
+	mem[SPOOL_MAGIC_LEN] = (uint8_t)header_cases[_i].version;
+	mem[SPOOL_MAGIC_LEN + 1] = (uint8_t)(header_cases[_i].version >> 8);
+	if (header_cases[_i].flip != SIZE_MAX)
+		mem[header_cases[_i].flip] ^= 0x20;
+	ck_assert_msg(spool_cursor_init(&c, mem, header_cases[_i].size) ==
+			      header_cases[_i].ret,
+		      "%s: not %d", header_cases[_i].what,
+		      header_cases[_i].ret);
+}
+END_TEST
+
+/* Minor version and flags are for compatible additions: a reader of the
+ * same major version accepts any value. */
+START_TEST(spool_newer_minor_accepted)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_thread(&b), 0);
+	mem[10] = 7;    /* minor */
+	mem[12] = 0xef; /* flags */
+	mem[15] = 0xde;
+	ck_assert_int_eq(spool_cursor_init(&c, mem, b.len), 0);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* Every typed decoder rejects every payload shorter than its fields. */
+START_TEST(spool_short_payload)
+{
+	const struct rec_case *rc = &rec_cases[_i];
+	uint8_t mem[1024];
+	struct spool_buf b;
+	struct spool_rec rec[2];
+	uint32_t full;
+
+	encode_one(rc, mem, sizeof(mem), &b, rec);
+	full = rec[0].len;
+	ck_assert_int_eq(rc->get(&rec[0]), 0);
+	for (uint32_t len = 0; len < full; len++) {
+		rec[0].len = len;
+		ck_assert_msg(rc->get(&rec[0]) == -EBADMSG,
+			      "%s: %u of %u payload bytes accepted", rc->name,
+			      len, full);
+	}
+}
+END_TEST
+
+/* Offsets (in the payload) of the count fields whose value sizes what
+ * follows; a lying count must not make a decoder read past the payload. */
+static const struct {
+	const char *what;
+	size_t rec;      /* index in rec_cases */
+	uint32_t offset; /* of the u32 count in the payload */
+	uint32_t value;
+} count_cases[] = {
+	{ "exe length", 0, 48, UINT32_MAX },
+	{ "exe length +1", 0, 48, sizeof("/usr/bin/target") },
+	{ "path length", 1, 16, UINT32_MAX - 3 },
+	{ "build-id length", 1, 16 + 4 + 31, 0x7fffffff },
+	{ "segment count", 1, 16 + 4 + 31 + 4 + 20, 3 + 1 },
+	{ "segment count > max", 1, 16 + 4 + 31 + 4 + 20,
+	  SPOOL_MAX_SEGMENTS + 1 },
+	{ "segment count huge", 1, 16 + 4 + 31 + 4 + 20, UINT32_MAX },
+	{ "unload path length", 2, 16, UINT32_MAX },
+	{ "thread name length", 3, 16, 9 },
+	{ "sample depth +1", 4, 24, 4 + 1 },
+	{ "sample depth huge", 4, 24, UINT32_MAX },
+	{ "sample depth 2^29", 4, 24, 0x20000000 },
+	{ "footer drop count", 5, 36, 5 + 1 },
+	{ "footer drop count huge", 5, 36, UINT32_MAX },
+};
+
+START_TEST(spool_lying_count)
+{
+	const struct rec_case *rc = &rec_cases[count_cases[_i].rec];
+	uint8_t mem[1024];
+	uint8_t *payload;
+	struct spool_buf b;
+	struct spool_rec rec[2];
+
+	encode_one(rc, mem, sizeof(mem), &b, rec);
+	ck_assert_uint_lt(count_cases[_i].offset + 4, rec[0].len);
+	/* rec.payload points into mem: patch it there. */
+	payload = mem + rec[0].offset + SPOOL_REC_HEADER_LEN;
+	poke_u32(payload + count_cases[_i].offset, count_cases[_i].value);
+	ck_assert_msg(rc->get(&rec[0]) == -EBADMSG, "%s: accepted",
+		      count_cases[_i].what);
+}
+END_TEST
+
+/* A footer from a newer writer may count drop causes this reader does not
+ * know: they are skipped, the known ones kept. */
+START_TEST(spool_footer_unknown_drop_cause)
+{
+	uint8_t payload[8 * 4 + 4 + 4 + 3 * 12] = { 0 };
+	struct spool_rec rec = { SPOOL_REC_FOOTER, sizeof(payload), payload, 0 };
+	struct spool_footer f;
+	uint8_t *p = payload + 8 * 4;
+
+	poke_u32(p, 5);           /* threads */
+	poke_u32(p + 4, 3);       /* ndrops */
+	poke_u32(p + 8, 99);      /* unknown cause ... */
+	p[12] = 0x77;             /* ... with count 0x77 */
+	poke_u32(p + 20, SPOOL_DROP_REENTRANT);
+	p[24] = 9;
+	poke_u32(p + 32, 0);      /* cause 0 is not a cause */
+	p[36] = 0x66;
+	ck_assert_int_eq(spool_get_footer(&rec, &f), 0);
+	ck_assert_uint_eq(f.threads, 5);
+	for (uint32_t i = 0; i < SPOOL_DROP_MAX_; i++)
+		ck_assert_uint_eq(f.drops[i], i == SPOOL_DROP_REENTRANT ? 9 : 0);
+}
+END_TEST
+
+/* ---- encoder overflow ---- */
+
+/* In every space smaller than the record, the encoder refuses it whole:
+ * -ENOSPC, length unchanged and not a byte of the buffer touched. */
+START_TEST(spool_put_overflow)
+{
+	const struct rec_case *rc = &rec_cases[_i];
+	uint8_t mem[1024];
+	uint8_t prefix[SPOOL_FILE_HEADER_LEN];
+	struct spool_buf b;
+	size_t need;
+
+	start_spool(&b, mem, sizeof(mem));
+	memcpy(prefix, mem, sizeof(prefix));
+	ck_assert_int_eq(rc->put(&b), 0);
+	need = b.len;
+
+	for (size_t cap = SPOOL_FILE_HEADER_LEN; cap < need; cap++) {
+		memset(mem, 0xaa, sizeof(mem));
+		memcpy(mem, prefix, sizeof(prefix));
+		spool_buf_init(&b, mem, cap);
+		b.len = SPOOL_FILE_HEADER_LEN;
+		ck_assert_int_eq(rc->put(&b), -ENOSPC);
+		ck_assert_int_eq(b.err, -ENOSPC);
+		ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN);
+		ck_assert_mem_eq(mem, prefix, sizeof(prefix));
+		for (size_t i = SPOOL_FILE_HEADER_LEN; i < sizeof(mem); i++)
+			ck_assert_msg(mem[i] == 0xaa, "%s: cap %zu: byte %zu "
+				      "written", rc->name, cap, i);
+	}
+
+	/* Exactly enough space is enough. */
+	spool_buf_init(&b, mem, need);
+	b.len = SPOOL_FILE_HEADER_LEN;
+	ck_assert_int_eq(rc->put(&b), 0);
+	ck_assert_int_eq(b.err, 0);
+	ck_assert_uint_eq(b.len, need);
+}
+END_TEST
+
+START_TEST(spool_put_overflow_file_header)
+{
+	uint8_t mem[SPOOL_FILE_HEADER_LEN];
+	struct spool_buf b;
+
+	memset(mem, 0xaa, sizeof(mem));
+	spool_buf_init(&b, mem, sizeof(mem) - 1);
+	spool_put_file_header(&b);
+	ck_assert_int_eq(b.err, -ENOSPC);
+	ck_assert_uint_eq(b.len, 0);
+	for (size_t i = 0; i < sizeof(mem); i++)
+		ck_assert_uint_eq(mem[i], 0xaa);
+}
+END_TEST
+
+/* The error stays set, so a writer that batches many records checks once;
+ * a later record that fits is still whole. */
+START_TEST(spool_put_error_sticky)
+{
+	uint8_t mem[SPOOL_FILE_HEADER_LEN + 64];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_process(&b), -ENOSPC);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN);
+	ck_assert_int_eq(put_thread(&b), 0);
+	ck_assert_int_eq(b.err, -ENOSPC);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* A record longer than SPOOL_REC_MAX_LEN would read back as corrupt, so the
+ * encoder refuses it even when the buffer could hold it. The buffer claims
+ * more room than it has: the encoder must fail before writing anything. */
+START_TEST(spool_put_too_long)
+{
+	uint8_t mem[SPOOL_FILE_HEADER_LEN + 64];
+	const uint32_t huge = SPOOL_REC_MAX_LEN + 1;
+	struct spool_process p = fixture_process;
+	struct spool_thread t = fixture_thread;
+	struct spool_module_unload u = fixture_module_unload;
+	struct spool_module_load m = fixture_module_load;
+	struct spool_sample s = fixture_sample;
+	struct spool_buf b;
+
+	start_spool(&b, mem, sizeof(mem));
+	memset(mem + b.len, 0xaa, sizeof(mem) - b.len);
+	b.cap = SIZE_MAX / 2;
+	p.exe.len = huge;
+	ck_assert_int_eq(spool_put_process(&b, &p), -ENOSPC);
+	t.name.len = huge;
+	ck_assert_int_eq(spool_put_thread(&b, &t), -ENOSPC);
+	u.path.len = huge;
+	ck_assert_int_eq(spool_put_module_unload(&b, &u), -ENOSPC);
+	m.path.len = huge;
+	ck_assert_int_eq(spool_put_module_load(&b, &m, fixture_segments),
+			 -ENOSPC);
+	/* Lengths near 4 GiB must not wrap the record size around. */
+	t.name.len = UINT32_MAX - 10;
+	ck_assert_int_eq(spool_put_thread(&b, &t), -ENOSPC);
+	p.exe.len = UINT32_MAX - 60;
+	ck_assert_int_eq(spool_put_process(&b, &p), -ENOSPC);
+	/* What the decoder would reject is refused. */
+	m = fixture_module_load;
+	m.build_id_len = SPOOL_MAX_BUILD_ID + 1;
+	ck_assert_int_eq(spool_put_module_load(&b, &m, fixture_segments),
+			 -EINVAL);
+	m = fixture_module_load;
+	m.nsegments = SPOOL_MAX_SEGMENTS + 1;
+	ck_assert_int_eq(spool_put_module_load(&b, &m, fixture_segments),
+			 -EINVAL);
+	s.depth = SPOOL_REC_MAX_LEN / 8;
+	ck_assert_int_eq(spool_put_sample(&b, &s, fixture_pcs), -ENOSPC);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN);
+	for (size_t i = SPOOL_FILE_HEADER_LEN; i < sizeof(mem); i++)
+		ck_assert_uint_eq(mem[i], 0xaa);
+}
+END_TEST
+
+/* ---- names ---- */
+
+START_TEST(spool_names)
+{
+	ck_assert_str_eq(spool_timer_name(SPOOL_TIMER_PERF), "perf");
+	ck_assert_str_eq(spool_timer_name(SPOOL_TIMER_POSIX), "posix");
+	ck_assert_str_eq(spool_timer_name(SPOOL_TIMER_ITIMER), "itimer");
+	ck_assert_str_eq(spool_timer_name(SPOOL_TIMER_NONE), "none");
+	ck_assert_str_eq(spool_timer_name(4), "none");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_RING_FULL), "ring-full");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_NO_RING), "no-ring");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_REENTRANT), "reentrant");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_UNWIND), "unwind-failed");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_WRITE), "write-failed");
+	ck_assert_str_eq(spool_drop_name(0), "unknown");
+	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_MAX_), "unknown");
+	ck_assert_str_eq(spool_drop_name(UINT32_MAX), "unknown");
+}
+END_TEST
+
+static Suite *
+spool_suite(void)
+{
+	Suite *s = suite_create("common:spool");
+	TCase *tc;
+
+	tc = tcase_create("roundtrip");
+	tcase_add_test(tc, spool_roundtrip_process);
+	tcase_add_test(tc, spool_roundtrip_module_load);
+	tcase_add_test(tc, spool_roundtrip_module_load_empty);
+	tcase_add_test(tc, spool_module_load_max_segments);
+	tcase_add_test(tc, spool_roundtrip_module_unload);
+	tcase_add_loop_test(tc, spool_roundtrip_thread, 0,
+			    ARRAY_LEN(thread_events));
+	tcase_add_loop_test(tc, spool_roundtrip_sample, 0,
+			    ARRAY_LEN(sample_depths));
+	tcase_add_test(tc, spool_roundtrip_footer);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bytes");
+	tcase_add_test(tc, spool_bytes_file_header);
+	tcase_add_test(tc, spool_bytes_thread);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("reader");
+	tcase_add_test(tc, spool_truncated_every_offset);
+	tcase_add_test(tc, spool_unknown_record_skipped);
+	tcase_add_loop_test(tc, spool_trailing_fields_ignored, 0,
+			    ARRAY_LEN(rec_cases));
+	tcase_add_loop_test(tc, spool_impossible_length, 0,
+			    ARRAY_LEN(length_cases));
+	tcase_add_loop_test(tc, spool_bad_header, 0, ARRAY_LEN(header_cases));
+	tcase_add_test(tc, spool_newer_minor_accepted);
+	tcase_add_loop_test(tc, spool_short_payload, 0, ARRAY_LEN(rec_cases));
+	tcase_add_loop_test(tc, spool_lying_count, 0, ARRAY_LEN(count_cases));
+	tcase_add_test(tc, spool_footer_unknown_drop_cause);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("writer");
+	tcase_add_loop_test(tc, spool_put_overflow, 0, ARRAY_LEN(rec_cases));
+	tcase_add_test(tc, spool_put_overflow_file_header);
+	tcase_add_test(tc, spool_put_error_sticky);
+	tcase_add_test(tc, spool_put_too_long);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("names");
+	tcase_add_test(tc, spool_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(spool_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
