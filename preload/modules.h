@@ -1,0 +1,59 @@
+/*
+ * modules: the loaded-module table of the process.
+ *
+ * Two readers with different needs: the unwinder, inside the signal handler,
+ * asks which module holds a PC and where its unwind table is, and whether an
+ * address is safe to read; the writer wants MODULE_LOAD/UNLOAD records for the
+ * spool. The table is filled from dl_iterate_phdr outside any signal handler
+ * (at start, on each dlclose, and by the writer's poll of the loader's
+ * load/unload counters), and read by handlers through a per-entry seqlock, so
+ * a handler never takes the loader's lock.
+ */
+#ifndef PROFRUN_MODULES_H
+#define PROFRUN_MODULES_H
+
+#include <stdint.h>
+
+/* What the unwinder needs to know of the module holding a PC. */
+struct module_view {
+	uint64_t base;
+	uint64_t text_lo, text_hi; /* executable segments */
+	uint64_t eh_hdr;           /* runtime address of .eh_frame_hdr, or 0 */
+	uint64_t eh_table;         /* its binary-search table */
+	uint64_t eh_count;         /* entries in the table */
+};
+
+/* Takes the first snapshot of the loaded modules. Records are emitted by
+ * the first modules_sync() after the writer is open. Returns 0 or -errno. */
+int
+modules_init(void);
+
+/* Compares the table with what is loaded now and emits MODULE_LOAD and
+ * MODULE_UNLOAD records for the differences (through writer_control). */
+void
+modules_sync(void);
+
+/* Cheap check run by the writer every cycle: syncs only when the loader's
+ * load/unload counters moved since the last sync. */
+void
+modules_poll(void);
+
+/* Copies what the unwinder needs of the module whose code holds pc.
+ * Returns 0, or -1 when no known module holds it. async-signal-safe */
+int
+modules_lookup_text(uint64_t pc, struct module_view *out);
+
+/* Whether [addr, addr+len) lies in a loaded module's segments and no unload
+ * is in progress, so that it may be read directly. async-signal-safe */
+int
+modules_readable(uint64_t addr, uint64_t len);
+
+/* Bracket an unload (dlclose): between the two, handlers read the memory of
+ * modules that can be unloaded (any not loaded at start) only through the
+ * kernel, and _begin waits for handlers already running. */
+void
+modules_unload_begin(void);
+void
+modules_unload_end(void);
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * profrun: runs a program with libprofrun.so preloaded and exits with the
+ * program's status.
+ *
+ * Everything that can be checked before the program starts is checked here,
+ * so that a mistake costs the user a one-line error instead of a run: the
+ * options, that the program exists and can take LD_PRELOAD (dynamically
+ * linked, not set-id), that the timer asked for works, and that the spool
+ * can be created. The spool is written under a fresh temporary name and
+ * renamed into place when the program has ended, keeping an older spool as
+ * FILE.old, as perf does with perf.data.
+ */
+#include "log.h"
+#include "spool.h"
+#include "state.h"
+#include "timer.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef PROFRUN_LIBDIR
+#define PROFRUN_LIBDIR "/usr/local/lib"
+#endif
+
+struct options {
+	const char *output;
+	unsigned hz;
+	int timer;
+	int quiet;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: profrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"Run PROGRAM with the profiler preloaded; write its samples to a spool\n"
+		"file for profanalyze(1). Exits with PROGRAM's exit status (128+N when\n"
+		"it died by signal N).\n"
+		"\n"
+		"  -o, --output=FILE      spool file (default prof.spool); an existing\n"
+		"                         FILE is kept as FILE.old\n"
+		"  -F, --frequency=HZ     CPU-time samples per second per thread\n"
+		"                         (default 1000, 1 to 100000)\n"
+		"      --timer=SOURCE     auto (default), perf, posix or itimer\n"
+		"  -q, --quiet            no summary line at the end\n"
+		"  -h, --help             show this help\n"
+		"      --version          show the version\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("profrun: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see profrun --help)\n", stderr);
+	exit(2);
+}
+
+static int
+parse_timer_name(const char *s)
+{
+	static const char *const names[] = { "auto", "perf", "posix", "itimer" };
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	die_usage("--timer=%s: expected auto, perf, posix or itimer", s);
+}
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_TIMER = 256, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "timer", required_argument, NULL, OPT_TIMER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct options){ "prof.spool", PROF_DEFAULT_HZ, SPOOL_TIMER_NONE, 0 };
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+o:F:qh", longopts, NULL)) != -1) {
+		char *end;
+		unsigned long v;
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				die_usage("-o: empty file name");
+			o->output = optarg;
+			break;
+		case 'F':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || v < 1 || v > PROF_MAX_HZ)
+				die_usage("-F %s: expected a frequency from 1 to %d Hz",
+					  optarg, PROF_MAX_HZ);
+			o->hz = (unsigned)v;
+			break;
+		case OPT_TIMER:
+			o->timer = parse_timer_name(optarg);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("profrun %s\n", PROFRUN_VERSION);
+			exit(0);
+		case '?':
+			if (optopt)
+				die_usage("-%c: unknown option or missing argument", optopt);
+			die_usage("%s: unknown option or missing argument",
+				  argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		die_usage("no PROGRAM to run");
+	return optind;
+}
+
+/* Finds PROGRAM as execvp would. Returns 0 with the path in out, or exits
+ * 127 (not found) / 126 (not executable) as a shell does. */
+static void
+resolve_program(const char *prog, char *out, size_t cap)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, cap, "%s", prog);
+	} else {
+		const char *path = getenv("PATH");
+		if (!path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		int found = 0;
+		for (const char *p = path; !found;) {
+			const char *colon = strchrnul(p, ':');
+			int n = (int)(colon - p);
+			snprintf(out, cap, "%.*s%s%s", n, p, n ? "/" : "", prog);
+			struct stat st;
+			if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(out, X_OK) == 0)
+				found = 1;
+			if (!*colon)
+				break;
+			p = colon + 1;
+		}
+		if (!found) {
+			fprintf(stderr, "profrun: %s: command not found\n", prog);
+			exit(127);
+		}
+	}
+	struct stat st;
+	if (stat(out, &st) < 0) {
+		fprintf(stderr, "profrun: %s: %s\n", prog, strerror(errno));
+		exit(errno == ENOENT ? 127 : 126);
+	}
+	if (!S_ISREG(st.st_mode) || access(out, X_OK) < 0) {
+		fprintf(stderr, "profrun: %s: not an executable file\n", prog);
+		exit(126);
+	}
+	if (st.st_mode & (S_ISUID | S_ISGID)) {
+		fprintf(stderr,
+			"profrun: %s: set-user-ID or set-group-ID program; the dynamic "
+			"loader ignores LD_PRELOAD for it, so it cannot be profiled\n",
+			prog);
+		exit(2);
+	}
+}
+
+/* An ELF executable without PT_INTERP is statically linked: the dynamic
+ * loader never runs, so nothing is preloaded. Scripts are fine (their
+ * interpreter is what runs). */
+static void
+check_dynamic(const char *prog, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(Elf64_Ehdr))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	const Elf64_Ehdr *eh = map;
+	int is_static = 0;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= (uint64_t)st.st_size) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)map + eh->e_phoff);
+		is_static = 1;
+		for (int i = 0; i < eh->e_phnum; i++)
+			if (ph[i].p_type == PT_INTERP)
+				is_static = 0;
+	}
+	munmap(map, (size_t)st.st_size);
+	if (is_static) {
+		fprintf(stderr,
+			"profrun: %s: statically linked; LD_PRELOAD cannot work there, "
+			"so it cannot be profiled\n", prog);
+		exit(2);
+	}
+}
+
+static void
+find_library(char *out, size_t cap)
+{
+	char self[PATH_MAX - 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		*slash = '\0';
+		snprintf(out, cap, "%s/libprofrun.so", self);
+		if (access(out, R_OK) == 0)
+			return;
+	}
+	snprintf(out, cap, "%s/libprofrun.so", PROFRUN_LIBDIR);
+	if (access(out, R_OK) != 0) {
+		fprintf(stderr, "profrun: libprofrun.so: not found next to profrun "
+			"nor in %s\n", PROFRUN_LIBDIR);
+		exit(2);
+	}
+}
+
+static void
+check_timer(const struct options *o)
+{
+	static const int order[] = { SPOOL_TIMER_PERF, SPOOL_TIMER_POSIX,
+				     SPOOL_TIMER_ITIMER };
+	if (o->timer != SPOOL_TIMER_NONE) {
+		int rc = timer_probe(o->timer, o->hz, SIGPROF);
+		if (rc < 0) {
+			fprintf(stderr, "profrun: --timer=%s: not available here (%s)\n",
+				spool_timer_name((uint32_t)o->timer), strerror(-rc));
+			exit(2);
+		}
+		return;
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (timer_probe(order[i], o->hz, SIGPROF) == 0)
+			return;
+	fprintf(stderr, "profrun: no CPU timer is available here (perf, posix, itimer)\n");
+	exit(2);
+}
+
+/* Creates the empty spool under a fresh name beside FILE; the library
+ * opens it without following symlinks and fills it. */
+static void
+create_temp(const char *output, char *tmp, size_t cap)
+{
+	for (int attempt = 0;; attempt++) {
+		snprintf(tmp, cap, "%s.%d.%d.tmp", output, (int)getpid(), attempt);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			      0600);
+		if (fd >= 0) {
+			close(fd);
+			return;
+		}
+		if (errno != EEXIST || attempt == 100) {
+			fprintf(stderr, "profrun: %s: cannot create the spool: %s\n",
+				output, strerror(errno));
+			exit(2);
+		}
+	}
+}
+
+static void
+set_env(const struct options *o, const char *lib, const char *tmp)
+{
+	char buf[PATH_MAX * 2];
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old)
+		snprintf(buf, sizeof(buf), "%s:%s", lib, old);
+	else
+		snprintf(buf, sizeof(buf), "%s", lib);
+	setenv("LD_PRELOAD", buf, 1);
+	setenv("PROF_SPOOL", tmp, 1);
+	snprintf(buf, sizeof(buf), "%u", o->hz);
+	setenv("PROF_HZ", buf, 1);
+	static const char *const timer_env[] = { "auto", "perf", "posix", "itimer" };
+	setenv("PROF_TIMER", timer_env[o->timer], 1);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	setenv("PROF_PID", buf, 1);
+}
+
+static int
+run(char **argv, const char *path, const struct options *o, const char *lib,
+    const char *tmp)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "profrun: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		set_env(o, lib, tmp);
+		execv(path, argv);
+		int err = errno;
+		fprintf(stderr, "profrun: %s: %s\n", argv[0], strerror(err));
+		unlink(tmp);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	/* Like a shell waiting for a foreground job: terminal signals go to
+	 * the program, and profrun lives to finish the spool. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+struct spool_summary {
+	uint64_t samples;
+	int complete;
+	struct spool_footer footer;
+};
+
+static int
+summarise(const char *path, struct spool_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	int rc = spool_cursor_init(&c, map, (size_t)st.st_size);
+	while (rc == 0 && spool_next(&c, &rec) == SPOOL_OK) {
+		if (rec.type == SPOOL_REC_SAMPLE)
+			s->samples++;
+		else if (rec.type == SPOOL_REC_FOOTER &&
+			 spool_get_footer(&rec, &s->footer) == 0)
+			s->complete = 1;
+	}
+	munmap(map, (size_t)st.st_size);
+	return rc;
+}
+
+static void
+report(const char *output, const struct spool_summary *s)
+{
+	if (!s->complete) {
+		fprintf(stderr, "profrun: %s: %llu samples; the spool has no footer "
+			"(the program ended before the profiler could finish it)\n",
+			output, (unsigned long long)s->samples);
+		return;
+	}
+	uint64_t dropped = 0;
+	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
+		dropped += s->footer.drops[i];
+	fprintf(stderr, "profrun: %s: %llu samples, %u threads, %llu dropped\n",
+		output, (unsigned long long)s->samples, s->footer.threads,
+		(unsigned long long)dropped);
+}
+
+/* Moves the finished spool into place, keeping an older one as FILE.old. */
+static int
+install_spool(const char *tmp, const char *output)
+{
+	struct stat st;
+	if (lstat(output, &st) == 0) {
+		char old[PATH_MAX + 8];
+		snprintf(old, sizeof(old), "%s.old", output);
+		if (rename(output, old) < 0) {
+			fprintf(stderr, "profrun: %s: cannot keep it as %s: %s\n",
+				output, old, strerror(errno));
+			return -1;
+		}
+	}
+	if (rename(tmp, output) < 0) {
+		fprintf(stderr, "profrun: %s: cannot rename %s into place: %s\n",
+			output, tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	int first = parse_options(argc, argv, &o);
+	char path[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX];
+
+	resolve_program(argv[first], path, sizeof(path));
+	check_dynamic(argv[first], path);
+	find_library(lib, sizeof(lib));
+	check_timer(&o);
+	create_temp(o.output, tmp, sizeof(tmp));
+
+	int status = run(argv + first, path, &o, lib, tmp);
+	if (status < 0) {
+		unlink(tmp);
+		return 2;
+	}
+	struct spool_summary s;
+	if (summarise(tmp, &s) < 0) {
+		unlink(tmp);
+		fprintf(stderr, "profrun: %s: no spool was written (see the "
+			"profiler's message above)\n", o.output);
+	} else if (install_spool(tmp, o.output) == 0 && !o.quiet) {
+		report(o.output, &s);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}

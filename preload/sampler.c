@@ -1,0 +1,115 @@
+/*
+ * sampler: the signal handler (see sampler.h). Everything in this file runs
+ * inside the handler and is async-signal-safe.
+ *
+ * A signal that our timer did not send (kill, sigqueue, another timer) is
+ * given to whatever disposition the target had before us, so installing the
+ * profiler does not change what such a signal does.
+ */
+#include "sampler.h"
+
+#include "state.h"
+#include "threads.h"
+#include "timer.h"
+#include "unwind.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct sigaction previous;
+
+/* async-signal-safe */
+static void
+take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
+{
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	struct spool_sample s;
+	struct spool_buf b;
+
+	s.time_ns = prof_now_ns();
+	s.tid = (uint32_t)t->tid;
+	s.kind = SPOOL_SAMPLE_TIME;
+	s.weight = timer_sample_weight(si);
+	s.depth = unwind_stack(uc, t, pcs, prof_state.cfg.max_depth, &s.flags);
+	spool_buf_init(&b, buf, sizeof(buf));
+	if (spool_put_sample(&b, &s, pcs) < 0 ||
+	    ring_push(t->ring, buf, b.len) < 0)
+		prof_drop(SPOOL_DROP_RING_FULL);
+}
+
+/* async-signal-safe */
+static void
+pass_on(int sig, siginfo_t *si, void *uc)
+{
+	if (previous.sa_flags & SA_SIGINFO) {
+		if (previous.sa_sigaction)
+			previous.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (previous.sa_handler == SIG_IGN)
+		return;
+	if (previous.sa_handler != SIG_DFL) {
+		previous.sa_handler(sig);
+		return;
+	}
+	/* The default action: let it happen, as it would have without us. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+/* async-signal-safe */
+static void
+handler(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	if (!timer_signal_is_ours(si)) {
+		pass_on(sig, si, ucv);
+		errno = saved_errno;
+		return;
+	}
+	struct thread_slot *t = threads_self();
+	if (!t) {
+		if (atomic_load_explicit(&prof_state.enabled, memory_order_relaxed))
+			prof_drop(SPOOL_DROP_NO_RING);
+	} else {
+		atomic_fetch_add_explicit(&t->handler_seq, 1, memory_order_seq_cst);
+		int enabled = atomic_load_explicit(&prof_state.enabled,
+						   memory_order_relaxed);
+		/* The perf counter is paused while the handler runs: its time
+		 * is the profiler's, not the target's, and a handler slower
+		 * than the period must not be sampled again on return. */
+		int fd = atomic_load_explicit(&t->perf_fd, memory_order_relaxed);
+		if (fd >= 0)
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (enabled && t->busy)
+			prof_drop(SPOOL_DROP_REENTRANT);
+		else if (enabled)
+			take_sample(t, si, ucv);
+		if (fd >= 0)
+			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		atomic_fetch_add_explicit(&t->handler_seq, 1, memory_order_release);
+	}
+	errno = saved_errno;
+}
+
+int
+sampler_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(prof_state.cfg.sig, &sa, &previous) < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * state: configuration from the environment and the process-wide flags.
+ * profrun validates options before starting the target, so a bad PROF_*
+ * value here means the library was preloaded by hand; it says so and stays
+ * inert rather than guessing.
+ */
+#include "state.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct prof_state prof_state;
+
+static int
+parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi) {
+		log_msg("%s=%s: expected a number from %u to %u; profiling disabled",
+			name, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int
+parse_timer(int *out)
+{
+	static const char *const names[] = {
+		[SPOOL_TIMER_NONE] = "auto", [SPOOL_TIMER_PERF] = "perf",
+		[SPOOL_TIMER_POSIX] = "posix", [SPOOL_TIMER_ITIMER] = "itimer",
+	};
+	const char *s = getenv("PROF_TIMER");
+	*out = SPOOL_TIMER_NONE;
+	if (!s || !*s)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	log_msg("PROF_TIMER=%s: expected auto, perf, posix or itimer; profiling disabled",
+		s);
+	return -EINVAL;
+}
+
+int
+prof_config_from_env(struct prof_config *cfg)
+{
+	const char *path = getenv("PROF_SPOOL");
+	if (!path || !*path)
+		return 0;
+	if (strlen(path) >= sizeof(cfg->spool_path)) {
+		log_msg("PROF_SPOOL: path too long; profiling disabled");
+		return -EINVAL;
+	}
+	strcpy(cfg->spool_path, path);
+	cfg->hz = PROF_DEFAULT_HZ;
+	cfg->max_depth = SPOOL_MAX_DEPTH;
+	cfg->sig = SIGPROF;
+	unsigned sig = SIGPROF;
+	if (parse_uint("PROF_HZ", 1, PROF_MAX_HZ, &cfg->hz) ||
+	    parse_uint("PROF_MAX_DEPTH", 1, SPOOL_MAX_DEPTH, &cfg->max_depth) ||
+	    parse_uint("PROF_SIGNAL", 1, (unsigned)SIGRTMAX, &sig) ||
+	    parse_timer(&cfg->timer_request))
+		return -EINVAL;
+	cfg->sig = (int)sig;
+	return 1;
+}
+
+/* async-signal-safe */
+void
+prof_disable(const char *why)
+{
+	atomic_store(&prof_state.enabled, 0);
+	if (atomic_exchange(&prof_state.disabled, 1) == 0)
+		log_msg("%s; profiling disabled, the program continues", why);
+}
+
+/* async-signal-safe */
+uint64_t
+prof_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,67 @@
+/*
+ * state: the preload library's per-process state and configuration, the one
+ * place global mutable state lives. Everything else reaches it through
+ * prof_state.
+ */
+#ifndef PROFRUN_STATE_H
+#define PROFRUN_STATE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spool.h"
+
+#define PROF_DEFAULT_HZ 1000
+#define PROF_MAX_HZ 100000
+
+struct prof_config {
+	char spool_path[PATH_MAX];
+	unsigned hz;
+	int timer_request; /* enum spool_timer, SPOOL_TIMER_NONE for auto */
+	unsigned max_depth;
+	int sig;
+};
+
+struct prof_state {
+	struct prof_config cfg;
+	_Atomic int enabled;  /* handlers take samples */
+	_Atomic int disabled; /* a failure turned profiling off for good */
+	int initialised;
+	int timer;            /* enum spool_timer in use */
+	uint64_t period_ns;
+	pid_t pid;
+	uint64_t start_mono_ns;
+	_Atomic uint64_t drops[SPOOL_DROP_MAX_];
+	_Atomic uint32_t threads_seen;
+};
+
+extern struct prof_state prof_state;
+
+/* Fills cfg from the PROF_* environment. Returns 1 when profiling was asked
+ * for, 0 when PROF_SPOOL is unset (the library then stays inert), -EINVAL
+ * after printing one line naming the bad variable. */
+int
+prof_config_from_env(struct prof_config *cfg);
+
+/* Turns profiling off for good after a failure of the profiler itself and
+ * says why in one line on stderr (once per process). The target goes on.
+ * async-signal-safe */
+void
+prof_disable(const char *why);
+
+/* CLOCK_MONOTONIC in nanoseconds. async-signal-safe */
+uint64_t
+prof_now_ns(void);
+
+/* Counts a dropped sample. async-signal-safe */
+static inline void
+prof_drop(enum spool_drop cause)
+{
+	atomic_fetch_add_explicit(&prof_state.drops[cause], 1,
+				  memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * threads: the slot table and the pthread_create wrapper (see threads.h).
+ *
+ * A new thread is attached from a trampoline that runs before the target's
+ * start routine, so it is sampled from its first instruction; a pthread key
+ * destructor detaches it on every way out (return or pthread_exit). The
+ * slot is claimed in the creating thread and passed to the trampoline as
+ * its argument, so no memory is allocated on the target's heap.
+ */
+#include "threads.h"
+
+#include "log.h"
+#include "state.h"
+#include "timer.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static struct thread_slot slots[THREADS_MAX];
+static _Atomic uint32_t slots_used;
+static pthread_key_t exit_key;
+static __thread struct thread_slot *self __attribute__((tls_model("initial-exec")));
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+static _Atomic(pthread_create_fn) real_pthread_create;
+
+/* async-signal-safe */
+struct thread_slot *
+threads_self(void)
+{
+	return self;
+}
+
+uint32_t
+threads_used(void)
+{
+	return atomic_load_explicit(&slots_used, memory_order_acquire);
+}
+
+struct thread_slot *
+threads_slot(uint32_t i)
+{
+	return &slots[i];
+}
+
+static struct thread_slot *
+claim_slot(void)
+{
+	for (uint32_t i = 0; i < THREADS_MAX; i++) {
+		int expect = THREAD_FREE;
+		if (!atomic_compare_exchange_strong(&slots[i].state, &expect,
+						    THREAD_CLAIMED))
+			continue;
+		uint32_t used = atomic_load(&slots_used);
+		while (used <= i &&
+		       !atomic_compare_exchange_weak(&slots_used, &used, i + 1))
+			;
+		return &slots[i];
+	}
+	return NULL;
+}
+
+static void
+record_thread(struct thread_slot *t, uint32_t event)
+{
+	char name[17] = "";
+	uint8_t buf[128];
+	struct spool_buf b;
+	if (event != SPOOL_THREAD_EXIT)
+		prctl(PR_GET_NAME, name);
+	spool_buf_init(&b, buf, sizeof(buf));
+	struct spool_thread rec = {
+		.time_ns = prof_now_ns(), .tid = (uint32_t)t->tid,
+		.event = event, .name = { name, (uint32_t)strlen(name) },
+	};
+	if (spool_put_thread(&b, &rec) == 0)
+		threads_push(t, buf, b.len);
+}
+
+static void
+find_stack(struct thread_slot *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+	t->stack_lo = t->stack_hi = 0;
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		t->stack_lo = (uint64_t)addr;
+		t->stack_hi = (uint64_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* Attaches the calling thread to slot t. On failure the slot is released
+ * and the thread runs unsampled. */
+static int
+attach(struct thread_slot *t)
+{
+	t->tid = gettid();
+	t->busy = 0;
+	atomic_store(&t->perf_fd, -1);
+	atomic_store(&t->has_timer, 0);
+	t->ring = ring_create(THREADS_RING_SIZE);
+	if (!t->ring) {
+		atomic_store(&t->state, THREAD_FREE);
+		prof_drop(SPOOL_DROP_NO_RING);
+		return -ENOMEM;
+	}
+	find_stack(t);
+	record_thread(t, SPOOL_THREAD_START);
+	atomic_fetch_add(&prof_state.threads_seen, 1);
+	self = t;
+	pthread_setspecific(exit_key, t);
+	atomic_store(&t->state, THREAD_LIVE);
+	int rc = timer_thread_start(t);
+	static _Atomic int warned;
+	if (rc < 0 && !atomic_exchange(&warned, 1))
+		log_msg("cannot arm the CPU timer of thread %d (error %d); it is not sampled",
+			(int)t->tid, -rc);
+	return rc;
+}
+
+void
+threads_detach_self(void)
+{
+	struct thread_slot *t = self;
+	if (!t)
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, prof_state.cfg.sig);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	timer_thread_stop(t);
+	record_thread(t, SPOOL_THREAD_EXIT);
+	self = NULL;
+	atomic_store(&t->state, THREAD_EXITED);
+}
+
+static void
+exit_key_destructor(void *p)
+{
+	(void)p;
+	threads_detach_self();
+}
+
+int
+threads_push(struct thread_slot *t, const void *rec, size_t len)
+{
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	int rc = ring_push(t->ring, rec, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	if (rc)
+		prof_drop(SPOOL_DROP_RING_FULL);
+	return rc;
+}
+
+void
+threads_release(struct thread_slot *t)
+{
+	ring_destroy(t->ring);
+	t->ring = NULL;
+	atomic_store(&t->state, THREAD_FREE);
+}
+
+void
+threads_quiesce(void)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		uint32_t s = atomic_load(&slots[i].handler_seq);
+		while ((s & 1) && atomic_load(&slots[i].handler_seq) == s)
+			sched_yield();
+	}
+}
+
+void
+threads_stop_all_timers(void)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++)
+		if (atomic_load(&slots[i].state) == THREAD_LIVE)
+			timer_thread_stop(&slots[i]);
+}
+
+void
+threads_after_fork_child(void)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		int fd = atomic_exchange(&t->perf_fd, -1);
+		if (fd >= 0)
+			close(fd);
+		/* POSIX timers are not inherited by fork; nothing to delete. */
+		atomic_store(&t->has_timer, 0);
+	}
+}
+
+static void *
+trampoline(void *arg)
+{
+	struct thread_slot *t = arg;
+	void *(*fn)(void *) = t->start_fn;
+	void *fn_arg = t->start_arg;
+	attach(t);
+	return fn(fn_arg);
+}
+
+static pthread_create_fn
+resolve_pthread_create(void)
+{
+	pthread_create_fn fn = atomic_load(&real_pthread_create);
+	if (!fn) {
+		fn = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		atomic_store(&real_pthread_create, fn);
+	}
+	return fn;
+}
+
+int
+threads_real_create(pthread_t *thread, void *(*fn)(void *))
+{
+	pthread_create_fn real = resolve_pthread_create();
+	return real ? real(thread, NULL, fn, NULL) : ENOSYS;
+}
+
+int
+threads_init(void)
+{
+	if (!resolve_pthread_create())
+		return -ENOSYS;
+	if (pthread_key_create(&exit_key, exit_key_destructor) != 0)
+		return -EAGAIN;
+	struct thread_slot *t = claim_slot();
+	if (!t)
+		return -ENOSPC;
+	return attach(t);
+}
+
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+	       void *(*start)(void *), void *arg)
+{
+	pthread_create_fn real = resolve_pthread_create();
+	if (!real)
+		return EAGAIN;
+	if (!atomic_load(&prof_state.enabled))
+		return real(thread, attr, start, arg);
+	struct thread_slot *t = claim_slot();
+	if (!t) {
+		prof_drop(SPOOL_DROP_NO_RING);
+		return real(thread, attr, start, arg);
+	}
+	t->start_fn = start;
+	t->start_arg = arg;
+	int rc = real(thread, attr, trampoline, t);
+	if (rc != 0)
+		atomic_store(&t->state, THREAD_FREE);
+	return rc;
+}

@@ -1,0 +1,254 @@
+/*
+ * timer: perf_event, POSIX CPU-time and itimer sampling sources (timer.h).
+ *
+ * The perf counter is opened without exclude_kernel first, so that time
+ * spent in system calls is sampled like user time; where the kernel allows
+ * unprivileged users only user-space counting (perf_event_paranoid >= 2) it
+ * is reopened with exclude_kernel, and system time then goes unsampled.
+ * Descriptors are moved above the low numbers a target is likely to
+ * dup2() onto or close in a loop.
+ */
+#include "timer.h"
+
+#include "state.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TIMER_FD_MIN 512
+
+static _Atomic uint64_t itimer_last_cpu_ns;
+
+static uint64_t
+period_of(unsigned hz)
+{
+	return 1000000000u / hz;
+}
+
+static int
+perf_open(uint64_t period_ns, int sig, pid_t tid)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = period_ns;
+	attr.disabled = 1;
+	attr.exclude_hv = 1;
+	attr.wakeup_events = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		attr.exclude_kernel = 1;
+		fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, TIMER_FD_MIN);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	if (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+	    fcntl(fd, F_SETSIG, sig) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int
+posix_new(int sig, pid_t tid, timer_t *out)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev._sigev_un._tid = tid;
+	return timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, out) < 0 ? -errno : 0;
+}
+
+static int
+posix_create(uint64_t period_ns, int sig, pid_t tid, timer_t *out)
+{
+	int rc = posix_new(sig, tid, out);
+	if (rc)
+		return rc;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(period_ns / 1000000000u),
+				 (long)(period_ns % 1000000000u) },
+	};
+	its.it_value = its.it_interval;
+	if (timer_settime(*out, 0, &its, NULL) < 0) {
+		int err = -errno;
+		timer_delete(*out);
+		return err;
+	}
+	return 0;
+}
+
+int
+timer_probe(int kind, unsigned hz, int sig)
+{
+	uint64_t period = period_of(hz);
+	struct itimerval cur;
+	timer_t t;
+	int rc;
+	switch (kind) {
+	case SPOOL_TIMER_PERF:
+		rc = perf_open(period, sig, gettid());
+		if (rc >= 0)
+			close(rc);
+		return rc < 0 ? rc : 0;
+	case SPOOL_TIMER_POSIX:
+		/* Created but never armed: the probe fires nothing. */
+		rc = posix_new(sig, gettid(), &t);
+		if (rc == 0)
+			timer_delete(t);
+		return rc;
+	case SPOOL_TIMER_ITIMER:
+		return getitimer(ITIMER_PROF, &cur) < 0 ? -errno : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+timer_choose(void)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	static const int order[] = { SPOOL_TIMER_PERF, SPOOL_TIMER_POSIX,
+				     SPOOL_TIMER_ITIMER };
+	int rc = -ENODEV;
+	prof_state.period_ns = period_of(cfg->hz);
+	if (cfg->timer_request != SPOOL_TIMER_NONE) {
+		rc = timer_probe(cfg->timer_request, cfg->hz, cfg->sig);
+		if (rc == 0)
+			prof_state.timer = cfg->timer_request;
+		return rc;
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		rc = timer_probe(order[i], cfg->hz, cfg->sig);
+		if (rc == 0) {
+			prof_state.timer = order[i];
+			return 0;
+		}
+	}
+	return rc;
+}
+
+int
+timer_thread_start(struct thread_slot *t)
+{
+	int rc = 0;
+	if (prof_state.timer == SPOOL_TIMER_PERF) {
+		int fd = perf_open(prof_state.period_ns, prof_state.cfg.sig, t->tid);
+		if (fd < 0)
+			return fd;
+		atomic_store(&t->perf_fd, fd);
+		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			rc = -errno;
+	} else if (prof_state.timer == SPOOL_TIMER_POSIX) {
+		rc = posix_create(prof_state.period_ns, prof_state.cfg.sig,
+				  t->tid, &t->timer);
+		if (rc == 0)
+			atomic_store(&t->has_timer, 1);
+	}
+	return rc;
+}
+
+void
+timer_thread_stop(struct thread_slot *t)
+{
+	int fd = atomic_exchange(&t->perf_fd, -1);
+	if (fd >= 0) {
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
+	}
+	if (atomic_exchange(&t->has_timer, 0))
+		timer_delete(t->timer);
+}
+
+static uint64_t
+process_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+timer_process_start(void)
+{
+	if (prof_state.timer != SPOOL_TIMER_ITIMER)
+		return 0;
+	uint64_t p = prof_state.period_ns;
+	struct itimerval it = {
+		.it_interval = { (time_t)(p / 1000000000u),
+				 (suseconds_t)(p % 1000000000u / 1000u) },
+	};
+	if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0)
+		it.it_interval.tv_usec = 1;
+	it.it_value = it.it_interval;
+	atomic_store(&itimer_last_cpu_ns, process_cpu_ns());
+	return setitimer(ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
+}
+
+void
+timer_process_stop(void)
+{
+	if (prof_state.timer != SPOOL_TIMER_ITIMER)
+		return;
+	struct itimerval off;
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_PROF, &off, NULL);
+}
+
+/* async-signal-safe */
+int
+timer_signal_is_ours(const siginfo_t *si)
+{
+	switch (prof_state.timer) {
+	case SPOOL_TIMER_PERF:
+		return si->si_code == POLL_IN || si->si_code == POLL_HUP;
+	case SPOOL_TIMER_POSIX:
+		return si->si_code == SI_TIMER;
+	case SPOOL_TIMER_ITIMER:
+		return si->si_code == SI_KERNEL;
+	default:
+		return 0;
+	}
+}
+
+/* async-signal-safe */
+uint64_t
+timer_sample_weight(const siginfo_t *si)
+{
+	uint64_t now, last;
+	switch (prof_state.timer) {
+	case SPOOL_TIMER_POSIX:
+		return prof_state.period_ns * (1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0));
+	case SPOOL_TIMER_ITIMER:
+		/* The process-wide timer ticks at most once per kernel tick;
+		 * the CPU time since the last sample is what this one covers. */
+		now = process_cpu_ns();
+		last = atomic_exchange(&itimer_last_cpu_ns, now);
+		return now > last ? now - last : 0;
+	default:
+		return prof_state.period_ns;
+	}
+}

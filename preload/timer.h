@@ -1,0 +1,56 @@
+/*
+ * timer: the sources of the sampling signal.
+ *
+ *   perf   a perf_event task-clock counter per thread that signals its own
+ *          thread on every overflow: hrtimer precision, any rate.
+ *   posix  timer_create(CLOCK_THREAD_CPUTIME_ID) per thread: checked at the
+ *          kernel tick, so rates above CONFIG_HZ come as overruns.
+ *   itimer setitimer(ITIMER_PROF): one process-wide timer, tick precision.
+ *
+ * Each sample is weighted by the CPU time it stands for, so a source that
+ * delivers fewer signals than asked (overruns, tick granularity) still gives
+ * right totals; the report shows the delivered rate next to the requested.
+ */
+#ifndef PROFRUN_TIMER_H
+#define PROFRUN_TIMER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+struct thread_slot;
+
+/* Whether the calling thread can use source kind (enum spool_timer) at hz
+ * with signal sig. Returns 0 or -errno; nothing stays armed. */
+int
+timer_probe(int kind, unsigned hz, int sig);
+
+/* Picks the source: the requested one, or for SPOOL_TIMER_NONE the first of
+ * perf, posix, itimer that works. Sets prof_state.timer and period_ns.
+ * Returns 0 or -errno when the requested source is unavailable. */
+int
+timer_choose(void);
+
+/* Arms / disarms the per-thread source for thread t (t must be the calling
+ * thread for start; any thread for stop). Return 0 or -errno. */
+int
+timer_thread_start(struct thread_slot *t);
+void
+timer_thread_stop(struct thread_slot *t);
+
+/* Process-wide source (itimer): arm and disarm; no-ops for the others. */
+int
+timer_process_start(void);
+void
+timer_process_stop(void);
+
+/* Whether si was sent by our timer (and not by kill or another timer).
+ * async-signal-safe */
+int
+timer_signal_is_ours(const siginfo_t *si);
+
+/* Nanoseconds of CPU time the sample taken for si stands for.
+ * async-signal-safe */
+uint64_t
+timer_sample_weight(const siginfo_t *si);
+
+#endif

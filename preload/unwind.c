@@ -1,0 +1,219 @@
+/*
+ * unwind: libunwind with our own accessors (see unwind.h).
+ *
+ * The address space uses libunwind's per-thread cache of register-state
+ * rules, so in steady state a frame costs a cache lookup and a few stack
+ * reads. find_proc_info hands libunwind the .eh_frame_hdr search table of
+ * the module that holds the IP, which is what its own dl_iterate_phdr
+ * callback would have found.
+ */
+#include "unwind.h"
+
+#include "modules.h"
+#include "spool.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <libunwind.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Exported by libunwind (the same search its local address space uses for
+ * tables found through dl_iterate_phdr) but not declared in its headers. */
+extern int
+_Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+				   unw_dyn_info_t *di, unw_proc_info_t *pi,
+				   int need_unwind_info, void *arg);
+
+/* Reads outside the stack and the modules cost a system call each; a
+ * sample gets this many, so that a handler can never take longer than a
+ * sampling period on a stack it cannot make sense of. */
+#define UNWIND_SLOW_READS 64
+
+struct unwind_arg {
+	const ucontext_t *uc;
+	const struct thread_slot *t;
+	int slow_reads_left;
+};
+
+static unw_addr_space_t addr_space;
+
+/* async-signal-safe */
+static int
+find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+	       int need_unwind_info, void *arg)
+{
+	struct module_view m;
+	if (modules_lookup_text(ip, &m) < 0 || !m.eh_table)
+		return -UNW_ENOINFO;
+	unw_dyn_info_t di;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = m.text_lo;
+	di.end_ip = m.text_hi;
+	di.u.rti.segbase = m.eh_hdr;
+	di.u.rti.table_data = m.eh_table;
+	di.u.rti.table_len = m.eh_count * 8 / sizeof(unw_word_t);
+	return _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi,
+						  need_unwind_info, arg);
+}
+
+/* async-signal-safe */
+static void
+put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	/* libunwind frees the DWARF tables it allocated itself. */
+}
+
+/* async-signal-safe */
+static int
+get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	return -UNW_ENOINFO;
+}
+
+/* async-signal-safe */
+static int
+read_word(struct unwind_arg *a, unw_word_t addr, unw_word_t *val)
+{
+	const struct thread_slot *t = a->t;
+	if (addr & 7)
+		return -UNW_EINVAL;
+	if ((t && addr >= t->stack_lo && addr + 8 <= t->stack_hi) ||
+	    modules_readable(addr, 8)) {
+		*val = *(const unw_word_t *)addr;
+		return 0;
+	}
+	if (a->slow_reads_left-- <= 0)
+		return -UNW_EINVAL;
+	struct iovec local = { val, sizeof(*val) };
+	struct iovec remote = { (void *)addr, sizeof(*val) };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != sizeof(*val))
+		return -UNW_EINVAL;
+	return 0;
+}
+
+/* async-signal-safe */
+static int
+access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+	   void *arg)
+{
+	if (write)
+		return -UNW_EINVAL;
+	return read_word(arg, addr, val);
+}
+
+/* libunwind's x86-64 register numbers to ucontext gregs. */
+static const int greg_of[] = {
+	[UNW_X86_64_RAX] = REG_RAX, [UNW_X86_64_RDX] = REG_RDX,
+	[UNW_X86_64_RCX] = REG_RCX, [UNW_X86_64_RBX] = REG_RBX,
+	[UNW_X86_64_RSI] = REG_RSI, [UNW_X86_64_RDI] = REG_RDI,
+	[UNW_X86_64_RBP] = REG_RBP, [UNW_X86_64_RSP] = REG_RSP,
+	[UNW_X86_64_R8] = REG_R8, [UNW_X86_64_R9] = REG_R9,
+	[UNW_X86_64_R10] = REG_R10, [UNW_X86_64_R11] = REG_R11,
+	[UNW_X86_64_R12] = REG_R12, [UNW_X86_64_R13] = REG_R13,
+	[UNW_X86_64_R14] = REG_R14, [UNW_X86_64_R15] = REG_R15,
+	[UNW_X86_64_RIP] = REG_RIP,
+};
+
+/* async-signal-safe */
+static int
+access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+	   void *arg)
+{
+	const struct unwind_arg *a = arg;
+	if (write || reg < 0 || reg > UNW_X86_64_RIP)
+		return -UNW_EBADREG;
+	*val = (unw_word_t)a->uc->uc_mcontext.gregs[greg_of[reg]];
+	return 0;
+}
+
+static int
+access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+	     int write, void *arg)
+{
+	return -UNW_EBADREG;
+}
+
+static int
+resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	return -UNW_EINVAL;
+}
+
+static int
+get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+	      unw_word_t *offp, void *arg)
+{
+	return -UNW_ENOINFO;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+int
+unwind_init(void)
+{
+	addr_space = unw_create_addr_space(&accessors, 0);
+	if (!addr_space)
+		return -ENOMEM;
+	unw_set_caching_policy(addr_space, UNW_CACHE_PER_THREAD);
+	/* One walk of our own stack now, so that libunwind's lazy set-up
+	 * (locks, memory pools) happens here and not in a signal handler. */
+	ucontext_t uc;
+	uint64_t pcs[4];
+	uint16_t flags;
+	if (getcontext(&uc) == 0)
+		unwind_stack(&uc, NULL, pcs, 4, &flags);
+	return 0;
+}
+
+/* async-signal-safe */
+uint32_t
+unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
+	     uint64_t *pcs, uint32_t max, uint16_t *flags)
+{
+	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS };
+	unw_cursor_t cursor;
+	unw_word_t ip;
+	uint32_t n = 0;
+	*flags = 0;
+	pcs[n++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (unw_init_remote(&cursor, addr_space, &arg) < 0) {
+		*flags |= SPOOL_SAMPLE_UNWIND_ERR;
+		return n;
+	}
+	for (;;) {
+		int rc = unw_step(&cursor);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			*flags |= SPOOL_SAMPLE_UNWIND_ERR;
+			break;
+		}
+		if (n == max) {
+			*flags |= SPOOL_SAMPLE_TRUNCATED;
+			break;
+		}
+		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		pcs[n++] = ip;
+	}
+	return n;
+}
+
+void
+unwind_flush_cache(void)
+{
+	if (addr_space)
+		unw_flush_cache(addr_space, 0, 0);
+}

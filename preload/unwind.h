@@ -1,0 +1,37 @@
+/*
+ * unwind: stack walking from a signal context with libunwind, through an
+ * address space of our own.
+ *
+ * libunwind's local address space finds unwind tables with dl_iterate_phdr,
+ * which takes the dynamic loader's lock: called from a signal handler that
+ * interrupted dlopen, or malloc under it, it deadlocks or reads a half-built
+ * list. Our accessors find tables in the module table (modules.h) instead,
+ * read registers from the signal's ucontext, and read memory directly only
+ * where it is known to be mapped (the thread's stack, a loaded module), and
+ * through process_vm_readv (which fails instead of faulting) anywhere else.
+ */
+#ifndef PROFRUN_UNWIND_H
+#define PROFRUN_UNWIND_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+struct thread_slot;
+
+/* Creates the address space and warms libunwind up outside any handler.
+ * Returns 0 or -errno. */
+int
+unwind_init(void);
+
+/* Walks the stack of the interrupted context uc of thread t into pcs (at
+ * most max entries; pcs[0] is the interrupted PC). Returns the depth and
+ * sets *flags to SPOOL_SAMPLE_* bits. async-signal-safe */
+uint32_t
+unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
+	     uint64_t *pcs, uint32_t max, uint16_t *flags);
+
+/* Invalidates cached unwind rules after a module went away. */
+void
+unwind_flush_cache(void);
+
+#endif

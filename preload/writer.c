@@ -1,0 +1,325 @@
+/*
+ * writer: spool file and writer thread (see writer.h).
+ *
+ * Every cycle (WRITER_PERIOD_MS) the thread checks for module changes and
+ * drains all rings into one buffer, then writes it: a target killed with
+ * SIGKILL loses at most the last cycle, and what is on disk always ends on
+ * a whole record. Records of different threads are not in time order in
+ * the file; each carries its own time.
+ */
+#include "writer.h"
+
+#include "log.h"
+#include "modules.h"
+#include "ring.h"
+#include "state.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WRITER_PERIOD_MS 20
+#define WRITER_BUF (1u << 20)
+#define CONTROL_RING (256u * 1024)
+
+static int spool_fd = -1;
+static uint8_t out[WRITER_BUF];
+static size_t out_len;
+static uint64_t samples_written;
+static uint64_t samples_lost;
+
+static pthread_t thread;
+static int thread_running;
+static int finished;
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static int stop;
+static struct ring *control;
+
+static void
+count_samples(const uint8_t *p, size_t len, uint64_t *count)
+{
+	struct spool_cursor c = { .data = p, .size = len, .pos = 0 };
+	struct spool_rec rec;
+	while (spool_next(&c, &rec) == SPOOL_OK)
+		if (rec.type == SPOOL_REC_SAMPLE)
+			(*count)++;
+}
+
+/* Writes p whole; returns the bytes written, fewer after an error (which
+ * turns profiling off). */
+static size_t
+write_all(const uint8_t *p, size_t len)
+{
+	size_t done = 0;
+	while (done < len && spool_fd >= 0) {
+		ssize_t n = write(spool_fd, p + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			prof_disable("cannot write the spool file");
+			close(spool_fd);
+			spool_fd = -1;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/* Under drain_lock: writes the buffered records. */
+static void
+flush(void)
+{
+	size_t done = write_all(out, out_len);
+	count_samples(out, done, &samples_written);
+	count_samples(out + done, out_len - done, &samples_lost);
+	out_len = 0;
+}
+
+/* Under drain_lock: moves all of r into the file. */
+static void
+drain_ring(struct ring *r)
+{
+	while (ring_used(r)) {
+		size_t n = ring_drain(r, out + out_len, WRITER_BUF - out_len);
+		out_len += n;
+		if (n == 0 || WRITER_BUF - out_len < 64 * 1024)
+			flush();
+	}
+}
+
+static void
+drain_all(void)
+{
+	pthread_mutex_lock(&drain_lock);
+	drain_ring(control);
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = threads_slot(i);
+		int st = atomic_load(&t->state);
+		if (st != THREAD_LIVE && st != THREAD_EXITED)
+			continue;
+		drain_ring(t->ring);
+		if (st == THREAD_EXITED)
+			threads_release(t);
+	}
+	flush();
+	pthread_mutex_unlock(&drain_lock);
+}
+
+static struct spool_str
+str_of(const char *s, size_t len)
+{
+	return (struct spool_str){ s, (uint32_t)len };
+}
+
+static size_t
+read_small_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (len += (size_t)n) == cap)
+			break;
+	}
+	close(fd);
+	return len;
+}
+
+static int
+write_process(void)
+{
+	static char exe[4096], cmdline[8192];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe));
+	size_t cmd_len = read_small_file("/proc/self/cmdline", cmdline,
+					 sizeof(cmdline));
+	while (cmd_len && cmdline[cmd_len - 1] == '\0')
+		cmd_len--;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	struct spool_process p = {
+		.pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+		.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
+		.start_mono_ns = prof_state.start_mono_ns,
+		.timer = (uint32_t)prof_state.timer, .clock = SPOOL_CLOCK_CPU,
+		.period_ns = prof_state.period_ns,
+		.requested_hz = prof_state.cfg.hz,
+		.max_depth = prof_state.cfg.max_depth,
+		.exe = str_of(exe, n > 0 ? (size_t)n : 0),
+		.cmdline = str_of(cmdline, cmd_len),
+	};
+	struct spool_buf b;
+	spool_buf_init(&b, out, sizeof(out));
+	spool_put_file_header(&b);
+	if (spool_put_process(&b, &p) < 0)
+		return -ENOSPC;
+	return write_all(out, b.len) == b.len ? 0 : -EIO;
+}
+
+/* Creates the spool on a fresh name; or takes over the empty file profrun
+ * created for it, provided it is still a regular file of ours (a symlink
+ * planted there is not followed). */
+static int
+open_spool(const char *path)
+{
+	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd >= 0 ? fd : -errno;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
+int
+writer_open(void)
+{
+	control = ring_create(CONTROL_RING);
+	if (!control)
+		return -ENOMEM;
+	int rc = open_spool(prof_state.cfg.spool_path);
+	if (rc < 0)
+		return rc;
+	spool_fd = rc;
+	/* Keep the descriptor out of the low numbers the target uses. */
+	int high = fcntl(spool_fd, F_DUPFD_CLOEXEC, 512);
+	if (high >= 0) {
+		close(spool_fd);
+		spool_fd = high;
+	}
+	return write_process();
+}
+
+void
+writer_control(const void *rec, size_t len)
+{
+	pthread_mutex_lock(&control_lock);
+	if (control && ring_push(control, rec, len) < 0)
+		log_msg("control record lost: ring full");
+	pthread_mutex_unlock(&control_lock);
+}
+
+static void *
+writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&wake_lock);
+	while (!stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += WRITER_PERIOD_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&wake, &wake_lock, &ts);
+		if (stop)
+			break;
+		pthread_mutex_unlock(&wake_lock);
+		modules_poll();
+		drain_all();
+		pthread_mutex_lock(&wake_lock);
+	}
+	pthread_mutex_unlock(&wake_lock);
+	return NULL;
+}
+
+int
+writer_start(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &ca);
+	pthread_condattr_destroy(&ca);
+
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = threads_real_create(&thread, writer_main);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	thread_running = 1;
+	return 0;
+}
+
+static void
+write_footer(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	struct spool_footer f;
+	memset(&f, 0, sizeof(f));
+	f.end_mono_ns = prof_now_ns();
+	f.utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+		     (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	f.stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+		     (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	f.threads = atomic_load(&prof_state.threads_seen);
+	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
+		f.drops[i] = atomic_load(&prof_state.drops[i]);
+	f.drops[SPOOL_DROP_WRITE] += samples_lost;
+	f.samples = samples_written;
+	struct spool_buf b;
+	spool_buf_init(&b, out, sizeof(out));
+	spool_put_footer(&b, &f);
+	out_len = b.len;
+	flush();
+}
+
+void
+writer_finish(void)
+{
+	if (finished || spool_fd < 0)
+		return;
+	finished = 1;
+	if (thread_running) {
+		pthread_mutex_lock(&wake_lock);
+		stop = 1;
+		pthread_cond_signal(&wake);
+		pthread_mutex_unlock(&wake_lock);
+		pthread_join(thread, NULL);
+		thread_running = 0;
+	}
+	modules_poll();
+	drain_all();
+	pthread_mutex_lock(&drain_lock);
+	write_footer();
+	if (spool_fd >= 0)
+		close(spool_fd);
+	spool_fd = -1;
+	pthread_mutex_unlock(&drain_lock);
+}
+
+void
+writer_after_fork_child(void)
+{
+	if (spool_fd >= 0)
+		close(spool_fd);
+	spool_fd = -1;
+	thread_running = 0;
+	finished = 1;
+}
