@@ -1,0 +1,19 @@
+/*
+ * diag: the analyzer's messages to the user. Every message is one line on
+ * stderr starting with "profanalyze: " and naming the input it is about,
+ * so several warnings from one run can be told apart and grepped.
+ */
+#ifndef PROFANALYZE_DIAG_H
+#define PROFANALYZE_DIAG_H
+
+#define DIAG_PROGRAM "profanalyze"
+
+/* "profanalyze: <message>\n" */
+void
+diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "profanalyze: warning: <message>\n" */
+void
+diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

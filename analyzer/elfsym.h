@@ -1,0 +1,75 @@
+/*
+ * elfsym: the function symbols of one ELF file, for address lookup.
+ *
+ * A table is read once per file: .symtab when the file has function
+ * symbols there, else the separate debug file found by build-id under a
+ * debug root (as gdb does: ROOT/.build-id/xx/yyyy.debug), else .dynsym.
+ * Only STT_FUNC and STT_GNU_IFUNC symbols that are defined in the file
+ * count. Aliases (several symbols at one address) collapse to one name,
+ * chosen deterministically: global before weak before local, then the
+ * shorter name, then the lexicographically smaller one; the alias group
+ * covers the largest size any of its members declares.
+ *
+ * Lookup is exact about sizes: an address belongs to a symbol only when
+ * addr <= a < addr + size. A symbol of size 0 (hand-written assembly
+ * without .size) matches its own address only: stretching it up to the
+ * next symbol would silently charge unrelated code to it. Addresses no
+ * symbol covers are left for the caller to show as module+offset.
+ *
+ * Nothing in a file can crash the reader: every libelf call is checked,
+ * and a file that is unreadable, not ELF, corrupt, changed since it was
+ * profiled (build-id differs) or without symbols gives NULL and a reason.
+ */
+#ifndef PROFANALYZE_ELFSYM_H
+#define PROFANALYZE_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsym_sym {
+	uint64_t addr; /* ELF virtual address (st_value) */
+	uint64_t size; /* st_size, 0 when the symbol declares none */
+	const char *name;
+};
+
+struct elfsym_opts {
+	/* The build-id recorded when the file was profiled, or len 0 when
+	 * unknown: a file whose own build-id differs is refused. */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	/* Root of separate debug files ("/usr/lib/debug"), or NULL. */
+	const char *debug_root;
+};
+
+struct elfsym;
+
+/* Reads the function symbols of path. Returns a table the caller frees
+ * with elfsym_free(), or NULL with a short reason ("not an ELF file",
+ * "No such file or directory", ...) written to why (always
+ * NUL-terminated, truncated to whylen). opts may be NULL. */
+struct elfsym *
+elfsym_load(const char *path, const struct elfsym_opts *opts, char *why,
+	    size_t whylen);
+
+void
+elfsym_free(struct elfsym *t);
+
+/* The symbol whose range holds addr, or NULL. The result (and its name)
+ * lives as long as the table. */
+const struct elfsym_sym *
+elfsym_lookup(const struct elfsym *t, uint64_t addr);
+
+/* Number of distinct symbols (after alias merging), sorted by address. */
+size_t
+elfsym_count(const struct elfsym *t);
+
+/* The i-th symbol in address order (i < elfsym_count()). */
+const struct elfsym_sym *
+elfsym_get(const struct elfsym *t, size_t i);
+
+/* Where the symbols came from: ".symtab", ".dynsym", or the path of the
+ * separate debug file. Lives as long as the table. */
+const char *
+elfsym_source(const struct elfsym *t);
+
+#endif

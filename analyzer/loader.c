@@ -1,0 +1,359 @@
+/*
+ * loader: spool records into the module map and the profile (see
+ * loader.h).
+ */
+#include "loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "modmap.h"
+#include "resolve.h"
+#include "spool.h"
+#include "xmalloc.h"
+
+/* The spool's bytes, mapped when it is a regular file, read otherwise. */
+struct blob {
+	const uint8_t *data;
+	size_t size;
+	void *map;
+	uint8_t *buf;
+};
+
+/* What the first pass learned that the second needs. */
+struct pass1 {
+	size_t stop;          /* offset of the end of the last whole record */
+	int status;           /* enum spool_status at the stop */
+	uint64_t samples;     /* time samples in the readable part */
+	uint64_t sample_recs; /* SAMPLE records of any kind */
+	uint64_t malformed;   /* records whose payload did not decode */
+	uint64_t first_malformed;
+	struct spool_footer footer;
+};
+
+struct load {
+	const char *path;
+	struct profile *prof;
+	struct modmap map;
+	struct resolver *res;
+	uint32_t *stack;      /* function ids of one sample, root first */
+	size_t stack_cap;
+	uint32_t pseudo_truncated, pseudo_unwind, no_frames;
+};
+
+static int
+read_all(int fd, struct blob *b)
+{
+	size_t cap = 0, len = 0;
+	for (;;) {
+		xgrow(&b->buf, &cap, len + 65536, 1);
+		ssize_t n = read(fd, b->buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	b->data = b->buf;
+	b->size = len;
+	return 0;
+}
+
+static int
+blob_open(const char *path, struct blob *b)
+{
+	struct stat st;
+	int ret = 0;
+
+	memset(b, 0, sizeof(*b));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out_close;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+		if (m != MAP_FAILED) {
+			b->map = m;
+			b->data = m;
+			b->size = (size_t)st.st_size;
+			goto out_close;
+		}
+	}
+	ret = read_all(fd, b);
+
+out_close:
+	close(fd);
+	return ret;
+}
+
+static void
+blob_close(struct blob *b)
+{
+	if (b->map)
+		munmap(b->map, b->size);
+	free(b->buf);
+}
+
+static void
+take_process(struct load *l, const struct spool_process *pr)
+{
+	struct profile_header *h = &l->prof->hdr;
+	if (h->has_process)
+		return; /* the first one describes the profiled program */
+	h->has_process = true;
+	h->pid = pr->pid;
+	h->timer = pr->timer;
+	h->clock = pr->clock;
+	h->period_ns = pr->period_ns;
+	h->requested_hz = pr->requested_hz;
+	h->max_depth = pr->max_depth;
+	h->exe = xstrndup(pr->exe.ptr, pr->exe.len);
+}
+
+static void
+take_module_load(struct load *l, const struct spool_module_load *m)
+{
+	struct modmap_segment segs[SPOOL_MAX_SEGMENTS];
+	for (uint32_t i = 0; i < m->nsegments; i++) {
+		struct spool_segment s = spool_module_segment(m, i);
+		segs[i].vaddr = s.vaddr;
+		segs[i].memsz = s.memsz;
+	}
+	modmap_load(&l->map, m->path.ptr, m->path.len, m->build_id,
+		    m->build_id_len, m->base, segs, m->nsegments, m->time_ns);
+}
+
+static void
+take_thread(struct load *l, const struct spool_thread *t)
+{
+	uint32_t idx = profile_thread(l->prof, t->tid);
+	if (t->event == SPOOL_THREAD_NAME ||
+	    (t->event == SPOOL_THREAD_START && t->name.len))
+		profile_thread_set_name(l->prof, idx, t->name.ptr, t->name.len);
+}
+
+/* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
+static int
+first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
+{
+	union {
+		struct spool_process pr;
+		struct spool_module_load ml;
+		struct spool_module_unload mu;
+		struct spool_thread th;
+		struct spool_sample sa;
+	} u;
+	int ret = 0;
+
+	switch (r->type) {
+	case SPOOL_REC_PROCESS:
+		if (!(ret = spool_get_process(r, &u.pr)))
+			take_process(l, &u.pr);
+		break;
+	case SPOOL_REC_MODULE_LOAD:
+		if (!(ret = spool_get_module_load(r, &u.ml)))
+			take_module_load(l, &u.ml);
+		break;
+	case SPOOL_REC_MODULE_UNLOAD:
+		if (!(ret = spool_get_module_unload(r, &u.mu)))
+			modmap_unload(&l->map, u.mu.path.ptr, u.mu.path.len,
+				      u.mu.base, u.mu.time_ns);
+		break;
+	case SPOOL_REC_THREAD:
+		if (!(ret = spool_get_thread(r, &u.th)))
+			take_thread(l, &u.th);
+		break;
+	case SPOOL_REC_SAMPLE:
+		if ((ret = spool_get_sample(r, &u.sa)))
+			break;
+		p1->sample_recs++;
+		/* Sample kinds of later versions are skipped. */
+		if (u.sa.kind == SPOOL_SAMPLE_TIME)
+			p1->samples++;
+		break;
+	case SPOOL_REC_FOOTER:
+		if (!(ret = spool_get_footer(r, &p1->footer)))
+			l->prof->hdr.complete = true;
+		break;
+	default:
+		break; /* a record type of a later version */
+	}
+	return ret;
+}
+
+static void
+first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
+{
+	struct spool_rec r;
+	int st;
+
+	while ((st = spool_next(c, &r)) == SPOOL_OK) {
+		if (first_pass_record(l, p1, &r) == 0)
+			continue;
+		if (p1->malformed++ == 0)
+			p1->first_malformed = r.offset;
+	}
+	p1->status = st;
+	p1->stop = c->pos;
+}
+
+static void
+take_footer(struct profile_header *h, const struct spool_footer *f)
+{
+	h->cpu_ns = f->utime_ns + f->stime_ns;
+	h->footer_threads = f->threads;
+	memcpy(h->drops, f->drops, sizeof(h->drops));
+}
+
+/* One warning per kind of damage the first pass found. */
+static void
+report_damage(const struct load *l, const struct pass1 *p1)
+{
+	const char *path = l->path;
+	unsigned long long n = (unsigned long long)p1->samples;
+
+	if (p1->status == SPOOL_TRUNCATED)
+		diag_warn("%s: truncated record at offset %zu (report covers "
+			  "%llu samples)", path, p1->stop, n);
+	else if (p1->status == SPOOL_CORRUPT)
+		diag_warn("%s: corrupt record length at offset %zu (report "
+			  "covers %llu samples)", path, p1->stop, n);
+	if (p1->malformed)
+		diag_warn("%s: %llu malformed records skipped, the first at "
+			  "offset %llu", path,
+			  (unsigned long long)p1->malformed,
+			  (unsigned long long)p1->first_malformed);
+	if (!l->prof->hdr.complete)
+		diag_warn("%s: no footer, the program was killed or is still "
+			  "running; CPU totals unknown", path);
+	else if (p1->footer.samples != p1->sample_recs)
+		diag_warn("%s: the footer counts %llu samples but %llu were "
+			  "read", path, (unsigned long long)p1->footer.samples,
+			  (unsigned long long)p1->sample_recs);
+}
+
+static uint32_t
+pseudo_func(struct load *l, uint32_t *slot, const char *name, uint32_t flags)
+{
+	if (*slot == PROFILE_NONE)
+		*slot = profile_add_func(l->prof, PROFILE_NONE, name, 0, flags);
+	return *slot;
+}
+
+/* Resolves a sample's PCs into l->stack, outermost caller first. A stack
+ * known to be cut short starts with a pseudo function, so its partial
+ * paths do not pass for complete ones in the tree. Returns the length. */
+static size_t
+build_stack(struct load *l, const struct spool_sample *s)
+{
+	size_t n = 0;
+	xgrow(&l->stack, &l->stack_cap, (size_t)s->depth + 1, sizeof(*l->stack));
+	if (s->flags & SPOOL_SAMPLE_TRUNCATED)
+		l->stack[n++] = pseudo_func(l, &l->pseudo_truncated,
+					    "[truncated stack]",
+					    PROFILE_FUNC_PSEUDO);
+	else if (s->flags & SPOOL_SAMPLE_UNWIND_ERR)
+		l->stack[n++] = pseudo_func(l, &l->pseudo_unwind,
+					    "[incomplete stack]",
+					    PROFILE_FUNC_PSEUDO);
+	if (s->depth == 0) {
+		l->stack[n++] = pseudo_func(l, &l->no_frames, "[no frames]",
+					    PROFILE_FUNC_UNNAMED);
+		return n;
+	}
+	for (uint32_t i = s->depth; i-- > 0;)
+		l->stack[n++] = resolver_pc(l->res, spool_sample_pc(s, i),
+					    s->time_ns, i > 0);
+	return n;
+}
+
+static void
+second_pass(struct load *l, struct spool_cursor *c, size_t stop)
+{
+	struct spool_rec r;
+	struct spool_sample s;
+	struct profile *p = l->prof;
+
+	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		if (r.type != SPOOL_REC_SAMPLE || spool_get_sample(&r, &s) != 0 ||
+		    s.kind != SPOOL_SAMPLE_TIME)
+			continue;
+		size_t n = build_stack(l, &s);
+		/* A sample without a weight stands for one period. */
+		uint64_t w = s.weight ? s.weight : p->hdr.period_ns;
+		profile_add_sample(p, l->stack, n, profile_thread(p, s.tid), w,
+				   s.time_ns, s.flags);
+	}
+}
+
+static int
+open_spool(const char *path, struct blob *b, struct spool_cursor *c)
+{
+	int ret = blob_open(path, b);
+	if (ret < 0) {
+		diag_error("%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = spool_cursor_init(c, b->data, b->size);
+	if (ret == -ENOTSUP)
+		diag_error("%s: spool version %u is newer than this "
+			   "profanalyze reads (%u)", path, c->version,
+			   SPOOL_VERSION);
+	else if (ret < 0)
+		diag_error("%s: not a profrun spool", path);
+	if (ret < 0)
+		blob_close(b);
+	return ret;
+}
+
+struct profile *
+loader_read(const char *path, const struct loader_opts *opts)
+{
+	struct blob b;
+	struct spool_cursor c;
+	struct pass1 p1;
+	struct load l = {
+		.path = path,
+		.pseudo_truncated = PROFILE_NONE,
+		.pseudo_unwind = PROFILE_NONE,
+		.no_frames = PROFILE_NONE,
+	};
+
+	if (open_spool(path, &b, &c) < 0)
+		return NULL;
+	memset(&p1, 0, sizeof(p1));
+	l.prof = profile_new(PROFILE_KIND_TIME);
+	modmap_init(&l.map);
+	first_pass(&l, &c, &p1);
+	if (l.prof->hdr.complete)
+		take_footer(&l.prof->hdr, &p1.footer);
+	report_damage(&l, &p1);
+
+	modmap_seal(&l.map);
+	l.res = resolver_new(&l.map, l.prof, opts ? opts->debug_root : NULL);
+	spool_cursor_init(&c, b.data, b.size);
+	second_pass(&l, &c, p1.stop);
+	profile_finish(l.prof);
+
+	resolver_free(l.res);
+	modmap_free(&l.map);
+	free(l.stack);
+	blob_close(&b);
+	return l.prof;
+}

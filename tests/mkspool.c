@@ -1,0 +1,656 @@
+/*
+ * mkspool: writes a spool from a textual description, for the analyzer's
+ * golden tests. Usage: mkspool DESC OUT [SEDFILE]
+ *
+ * One directive per line; '#' starts a comment. Values are words or
+ * "quoted strings" with \" \\ \xHH escapes; @BUILD@ and @SRC@ in a value
+ * become $PROFRUN_BUILD_ROOT and $PROFRUN_SOURCE_ROOT. Numbers are decimal
+ * or 0x hex.
+ *
+ *   process [pid=N] [timer=perf|posix|itimer|none] [clock=cpu|wall]
+ *           [period=NS] [hz=N] [depth=N] [exe=PATH]
+ *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file]
+ *          [symbols=ELF] [seg=VADDR:MEMSZ]...
+ *       Without seg= the PT_LOAD segments are read from the ELF file at
+ *       PATH (or at symbols=ELF), whose function symbols then name
+ *       frames. buildid defaults to that file's own ("file").
+ *   unload path=PATH base=ADDR time=NS
+ *   thread tid=N event=start|exit|name [name=NAME] [time=NS]
+ *   sample tid=N time=NS weight=NS [flags=truncated,unwind] [repeat=N]
+ *          stack=FRAME,FRAME,...      (innermost frame first, as spooled)
+ *       FRAME is NAME or NAME+OFF: the address of the function symbol NAME
+ *       in the most recently loaded module that has it, plus OFF (default:
+ *       the middle of the symbol); or an absolute 0xADDR.
+ *   footer [utime=NS] [stime=NS] [samples=N] [threads=N] [CAUSE=N]...
+ *       samples defaults to the number of samples written; CAUSE is a
+ *       drop cause name (ring-full, no-ring, ...).
+ *   record type=N [len=N]             a record of that type, zero payload
+ *   badlen                            a record header with an impossible
+ *                                     length
+ *   cut N                             drop the last N bytes of the file
+ *
+ * Repeated samples advance time by 1000 ns each.
+ *
+ * Where a frame was given by name, the analyzer may still show it as
+ * BASENAME+0xOFFSET (a stripped or broken file), and the offset depends
+ * on how the compiler laid out the fixture. SEDFILE receives one sed
+ * command per named frame rewriting that form into BASENAME+NAME+OFF, so
+ * expected reports can be written without knowing the layout.
+ */
+#include "spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_WORDS 64
+#define MAX_MODULES 64
+#define MAX_SYMS 4096
+#define REC_BUF (1u << 20)
+
+struct sym {
+	char *name;
+	uint64_t value, size;
+};
+
+struct module {
+	const char *base_name; /* of the path the spool records */
+	uint64_t base;
+	struct sym *syms;
+	size_t nsyms;
+};
+
+struct gen {
+	const char *desc;
+	int line;
+	FILE *out;
+	uint8_t *buf;
+	struct module mods[MAX_MODULES];
+	size_t nmods;
+	uint64_t samples;
+	uint64_t cut;
+	FILE *sed;
+};
+
+static struct gen g;
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "mkspool: %s:%d: ", g.desc, g.line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* ---- description parsing ---- */
+
+struct word {
+	char *key;   /* NULL for a bare word */
+	char *val;
+	size_t len;  /* of val (it may hold NUL bytes) */
+};
+
+static void
+append(char **s, size_t *len, size_t *cap, const char *p, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*s = realloc(*s, *cap);
+		if (!*s)
+			die("out of memory");
+	}
+	memcpy(*s + *len, p, n);
+	*len += n;
+	(*s)[*len] = '\0';
+}
+
+/* Appends one source character of a value, expanding @BUILD@ / @SRC@. */
+static const char *
+value_char(const char *p, char **s, size_t *len, size_t *cap)
+{
+	static const struct { const char *tag, *env; } vars[] = {
+		{ "@BUILD@", "PROFRUN_BUILD_ROOT" },
+		{ "@SRC@", "PROFRUN_SOURCE_ROOT" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		size_t tl = strlen(vars[i].tag);
+		if (strncmp(p, vars[i].tag, tl) != 0)
+			continue;
+		const char *v = getenv(vars[i].env);
+		if (!v)
+			die("%s is not set", vars[i].env);
+		append(s, len, cap, v, strlen(v));
+		return p + tl;
+	}
+	if (*p == '\\' && p[1] == 'x' && p[2] && p[3]) {
+		char hex[3] = { p[2], p[3], 0 };
+		char c = (char)strtoul(hex, NULL, 16);
+		append(s, len, cap, &c, 1);
+		return p + 4;
+	}
+	if (*p == '\\' && p[1]) {
+		append(s, len, cap, p + 1, 1);
+		return p + 2;
+	}
+	append(s, len, cap, p, 1);
+	return p + 1;
+}
+
+static const char *
+parse_value(const char *p, struct word *w)
+{
+	size_t cap = 0;
+	bool quoted = *p == '"';
+	w->val = NULL;
+	w->len = 0;
+	append(&w->val, &w->len, &cap, "", 0);
+	if (quoted)
+		p++;
+	while (*p && (quoted ? *p != '"' : (*p != ' ' && *p != '\t')))
+		p = value_char(p, &w->val, &w->len, &cap);
+	if (quoted) {
+		if (*p != '"')
+			die("unterminated string");
+		p++;
+	}
+	return p;
+}
+
+static size_t
+split(char *line, struct word *words)
+{
+	size_t n = 0;
+	char *p = line;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			return n;
+		if (n == MAX_WORDS)
+			die("too many words");
+		struct word *w = &words[n++];
+		char *eq = strchr(p, '=');
+		char *sp = p + strcspn(p, " \t");
+		w->key = NULL;
+		if (eq && eq < sp && *p != '"') {
+			w->key = strndup(p, (size_t)(eq - p));
+			p = eq + 1;
+		}
+		p = (char *)parse_value(p, w);
+	}
+}
+
+static uint64_t
+num(const char *s)
+{
+	char *end;
+	errno = 0;
+	uint64_t v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		die("bad number '%s'", s);
+	return v;
+}
+
+static const struct word *
+find(const struct word *w, size_t n, const char *key)
+{
+	for (size_t i = 1; i < n; i++)
+		if (w[i].key && strcmp(w[i].key, key) == 0)
+			return &w[i];
+	return NULL;
+}
+
+static uint64_t
+num_or(const struct word *w, size_t n, const char *key, uint64_t dflt)
+{
+	const struct word *x = find(w, n, key);
+	return x ? num(x->val) : dflt;
+}
+
+static const struct word *
+need(const struct word *w, size_t n, const char *key)
+{
+	const struct word *x = find(w, n, key);
+	if (!x)
+		die("'%s' needs %s=", w[0].val, key);
+	return x;
+}
+
+static uint32_t
+pick(const char *what, const char *val, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], val) == 0)
+			return (uint32_t)i;
+	die("unknown %s '%s'", what, val);
+}
+
+/* ---- output ---- */
+
+static void
+flush_record(struct spool_buf *b)
+{
+	if (b->err)
+		die("record does not fit");
+	if (fwrite(b->data, 1, b->len, g.out) != b->len)
+		die("write: %s", strerror(errno));
+}
+
+/* ---- ELF files named by module directives ---- */
+
+struct elf_info {
+	struct spool_segment segs[SPOOL_MAX_SEGMENTS];
+	uint32_t nsegs;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+};
+
+static void
+elf_symbols(Elf *elf, struct module *m)
+{
+	Elf_Scn *scn = NULL;
+	m->syms = calloc(MAX_SYMS, sizeof(*m->syms));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; d && i < count && m->nsyms < MAX_SYMS; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) ||
+			    GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    s.st_shndx == SHN_UNDEF)
+				continue;
+			const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!nm)
+				continue;
+			struct sym *y = &m->syms[m->nsyms++];
+			y->name = strdup(nm);
+			y->value = s.st_value;
+			y->size = s.st_size;
+		}
+	}
+}
+
+static void
+elf_build_id(Elf *elf, struct elf_info *info)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t off = 0, no, dof;
+		while (d && (off = gelf_getnote(d, off, &nh, &no, &dof))) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz > 64)
+				continue;
+			memcpy(info->build_id, (uint8_t *)d->d_buf + dof,
+			       nh.n_descsz);
+			info->build_id_len = nh.n_descsz;
+		}
+	}
+}
+
+/* Reads segments, build-id and symbols of path; false when it is not a
+ * readable ELF file (the module then needs seg=). */
+static bool
+read_elf(const char *path, struct elf_info *info, struct module *m)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t nph;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return false;
+	}
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    info->nsegs == SPOOL_MAX_SEGMENTS)
+			continue;
+		info->segs[info->nsegs++] = (struct spool_segment){
+			ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_flags,
+		};
+	}
+	elf_build_id(elf, info);
+	elf_symbols(elf, m);
+	elf_end(elf);
+	close(fd);
+	return true;
+}
+
+static size_t
+parse_hex(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = strlen(s) / 2;
+	if (n > max || strlen(s) % 2)
+		die("bad build-id '%s'", s);
+	for (size_t i = 0; i < n; i++) {
+		char b[3] = { s[2 * i], s[2 * i + 1], 0 };
+		out[i] = (uint8_t)strtoul(b, NULL, 16);
+	}
+	return n;
+}
+
+static void
+module_segments(const struct word *w, size_t n, struct elf_info *info)
+{
+	info->nsegs = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!w[i].key || strcmp(w[i].key, "seg") != 0)
+			continue;
+		char *colon = strchr(w[i].val, ':');
+		if (!colon || info->nsegs == SPOOL_MAX_SEGMENTS)
+			die("seg= wants VADDR:MEMSZ");
+		*colon = '\0';
+		info->segs[info->nsegs++] = (struct spool_segment){
+			num(w[i].val), num(colon + 1), 0, 5,
+		};
+	}
+}
+
+/* ---- directives ---- */
+
+static void
+do_process(struct spool_buf *b, const struct word *w, size_t n)
+{
+	static const char *const timers[] = { "none", "perf", "posix", "itimer" };
+	static const char *const clocks[] = { NULL, "cpu", "wall" };
+	const struct word *exe = find(w, n, "exe");
+	const struct word *t = find(w, n, "timer"), *c = find(w, n, "clock");
+	struct spool_process p = {
+		.pid = (uint32_t)num_or(w, n, "pid", 1000),
+		.ppid = 1,
+		.timer = t ? pick("timer", t->val, timers, 4) : SPOOL_TIMER_PERF,
+		.clock = c ? pick("clock", c->val, clocks, 3) : SPOOL_CLOCK_CPU,
+		.period_ns = num_or(w, n, "period", 1000000),
+		.requested_hz = (uint32_t)num_or(w, n, "hz", 1000),
+		.max_depth = (uint32_t)num_or(w, n, "depth", SPOOL_MAX_DEPTH),
+		.exe = { exe ? exe->val : "/usr/bin/fixture",
+			 (uint32_t)(exe ? exe->len : 16) },
+		.cmdline = { "fixture", 7 },
+	};
+	spool_put_process(b, &p);
+}
+
+static void
+do_module(struct spool_buf *b, const struct word *w, size_t n)
+{
+	const struct word *path = need(w, n, "path");
+	const struct word *bid = find(w, n, "buildid");
+	struct elf_info info = { .nsegs = 0 };
+	struct module *m = &g.mods[g.nmods];
+
+	if (g.nmods == MAX_MODULES)
+		die("too many modules");
+	const struct word *symbols = find(w, n, "symbols");
+	const char *elf = symbols ? symbols->val : path->val;
+	const char *slash = strrchr(path->val, '/');
+	m->base_name = strdup(slash ? slash + 1 : path->val);
+	m->base = num(need(w, n, "base")->val);
+	if (!find(w, n, "seg") && !read_elf(elf, &info, m))
+		die("%s is no ELF file: give seg=", elf);
+	if (find(w, n, "seg"))
+		module_segments(w, n, &info);
+	if (bid && strcmp(bid->val, "none") == 0)
+		info.build_id_len = 0;
+	else if (bid && strcmp(bid->val, "file") != 0)
+		info.build_id_len = (uint32_t)parse_hex(bid->val, info.build_id,
+							 sizeof(info.build_id));
+	struct spool_module_load ml = {
+		.time_ns = num_or(w, n, "time", 0),
+		.base = m->base,
+		.path = { path->val, (uint32_t)path->len },
+		.build_id = info.build_id,
+		.build_id_len = info.build_id_len,
+		.nsegments = info.nsegs,
+	};
+	spool_put_module_load(b, &ml, info.segs);
+	g.nmods++;
+}
+
+static void
+do_unload(struct spool_buf *b, const struct word *w, size_t n)
+{
+	const struct word *path = need(w, n, "path");
+	struct spool_module_unload mu = {
+		.time_ns = num(need(w, n, "time")->val),
+		.base = num(need(w, n, "base")->val),
+		.path = { path->val, (uint32_t)path->len },
+	};
+	spool_put_module_unload(b, &mu);
+}
+
+static void
+do_thread(struct spool_buf *b, const struct word *w, size_t n)
+{
+	static const char *const events[] = { NULL, "start", "exit", "name" };
+	const struct word *name = find(w, n, "name");
+	struct spool_thread t = {
+		.time_ns = num_or(w, n, "time", 0),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.event = pick("event", need(w, n, "event")->val, events, 4),
+		.name = { name ? name->val : "", (uint32_t)(name ? name->len : 0) },
+	};
+	spool_put_thread(b, &t);
+}
+
+/* Writes the sed command that turns the unnamed form of a named frame
+ * back into its name (see the top of the file). */
+static void
+note_frame(const struct module *m, const struct sym *s, uint64_t off)
+{
+	if (!g.sed)
+		return;
+	fputs("s/", g.sed);
+	for (const char *c = m->base_name; *c; c++) {
+		if (strchr(".[]*^$\\/", *c))
+			fputc('\\', g.sed);
+		fputc(*c, g.sed);
+	}
+	fprintf(g.sed, "+0x%llx\\b/", (unsigned long long)(s->value + off));
+	for (const char *c = m->base_name; *c; c++) {
+		if (strchr("/&\\", *c))
+			fputc('\\', g.sed);
+		fputc(*c, g.sed);
+	}
+	fprintf(g.sed, "+%s+%llu/g\n", s->name, (unsigned long long)off);
+}
+
+/* The address a FRAME word stands for. */
+static uint64_t
+frame_pc(char *frame)
+{
+	if (strncmp(frame, "0x", 2) == 0)
+		return num(frame);
+	char *plus = strchr(frame, '+');
+	if (plus)
+		*plus = '\0';
+	for (size_t i = g.nmods; i-- > 0;) {
+		const struct module *m = &g.mods[i];
+		for (size_t k = 0; k < m->nsyms; k++) {
+			const struct sym *s = &m->syms[k];
+			if (strcmp(s->name, frame) != 0)
+				continue;
+			uint64_t off = plus ? num(plus + 1) : s->size / 2;
+			note_frame(m, s, off);
+			return m->base + s->value + off;
+		}
+	}
+	die("no module has a function '%s'", frame);
+}
+
+static uint32_t
+parse_stack(char *list, uint64_t *pcs)
+{
+	uint32_t depth = 0;
+	for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
+		if (depth == SPOOL_MAX_DEPTH)
+			die("stack too deep");
+		pcs[depth++] = frame_pc(f);
+	}
+	return depth;
+}
+
+static void
+do_sample(struct spool_buf *b, const struct word *w, size_t n)
+{
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	const struct word *flags = find(w, n, "flags");
+	const struct word *stack = find(w, n, "stack");
+	struct spool_sample s = {
+		.time_ns = num(need(w, n, "time")->val),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.kind = (uint16_t)num_or(w, n, "kind", SPOOL_SAMPLE_TIME),
+		.weight = num(need(w, n, "weight")->val),
+	};
+	if (flags && strstr(flags->val, "truncated"))
+		s.flags |= SPOOL_SAMPLE_TRUNCATED;
+	if (flags && strstr(flags->val, "unwind"))
+		s.flags |= SPOOL_SAMPLE_UNWIND_ERR;
+	s.depth = stack ? parse_stack(stack->val, pcs) : 0;
+	uint64_t repeat = num_or(w, n, "repeat", 1);
+	for (uint64_t i = 0; i < repeat; i++) {
+		b->len = 0;
+		spool_put_sample(b, &s, pcs);
+		flush_record(b);
+		s.time_ns += 1000;
+		g.samples++;
+	}
+	b->len = 0;
+}
+
+static void
+do_footer(struct spool_buf *b, const struct word *w, size_t n)
+{
+	struct spool_footer f = {
+		.end_mono_ns = num_or(w, n, "end", 0),
+		.utime_ns = num_or(w, n, "utime", 0),
+		.stime_ns = num_or(w, n, "stime", 0),
+		.samples = num_or(w, n, "samples", g.samples),
+		.threads = (uint32_t)num_or(w, n, "threads", 1),
+	};
+	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++)
+		f.drops[c] = num_or(w, n, spool_drop_name(c), 0);
+	spool_put_footer(b, &f);
+}
+
+static void
+do_record(struct spool_buf *b, const struct word *w, size_t n, bool bad)
+{
+	uint32_t type = bad ? SPOOL_REC_SAMPLE
+			    : (uint32_t)num(need(w, n, "type")->val);
+	uint32_t len = bad ? 0xfffffff0u : (uint32_t)num_or(w, n, "len", 0);
+	if (len > REC_BUF - 8 && !bad)
+		die("len too large");
+	for (int i = 0; i < 4; i++) {
+		b->data[i] = (uint8_t)(type >> (8 * i));
+		b->data[4 + i] = (uint8_t)(len >> (8 * i));
+	}
+	memset(b->data + 8, 0, bad ? 0 : len);
+	b->len = 8 + (bad ? 0 : len);
+}
+
+static void
+directive(struct spool_buf *b, struct word *w, size_t n)
+{
+	const char *d = w[0].val;
+	b->len = 0;
+	if (strcmp(d, "process") == 0)
+		do_process(b, w, n);
+	else if (strcmp(d, "module") == 0)
+		do_module(b, w, n);
+	else if (strcmp(d, "unload") == 0)
+		do_unload(b, w, n);
+	else if (strcmp(d, "thread") == 0)
+		do_thread(b, w, n);
+	else if (strcmp(d, "sample") == 0)
+		do_sample(b, w, n);
+	else if (strcmp(d, "footer") == 0)
+		do_footer(b, w, n);
+	else if (strcmp(d, "record") == 0 || strcmp(d, "badlen") == 0)
+		do_record(b, w, n, d[0] == 'b');
+	else if (strcmp(d, "cut") == 0 && n == 2)
+		g.cut = num(w[1].val);
+	else
+		die("unknown directive '%s'", d);
+	flush_record(b);
+}
+
+static void
+free_words(struct word *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(w[i].key);
+		free(w[i].val);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct word words[MAX_WORDS];
+	struct spool_buf b;
+	char line[8192];
+
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: mkspool DESC OUT [SEDFILE]\n");
+		return 2;
+	}
+	if (argc == 4 && !(g.sed = fopen(argv[3], "w"))) {
+		perror(argv[3]);
+		return 1;
+	}
+	g.desc = argv[1];
+	FILE *in = fopen(argv[1], "r");
+	g.out = fopen(argv[2], "w+");
+	g.buf = malloc(REC_BUF);
+	if (!in || !g.out || !g.buf)
+		die("%s", strerror(errno));
+	spool_buf_init(&b, g.buf, REC_BUF);
+	spool_put_file_header(&b);
+	flush_record(&b);
+	while (fgets(line, sizeof(line), in)) {
+		g.line++;
+		line[strcspn(line, "\n")] = '\0';
+		size_t n = split(line, words);
+		if (n)
+			directive(&b, words, n);
+		free_words(words, n);
+	}
+	fflush(g.out);
+	long size = ftell(g.out);
+	if (g.cut && ftruncate(fileno(g.out), size - (long)g.cut) != 0)
+		die("truncate: %s", strerror(errno));
+	if (fclose(g.out) != 0)
+		die("close: %s", strerror(errno));
+	fclose(in);
+	if (g.sed && fclose(g.sed) != 0)
+		die("sed file: %s", strerror(errno));
+	for (size_t i = 0; i < g.nmods; i++) {
+		free((char *)g.mods[i].base_name);
+		for (size_t k = 0; k < g.mods[i].nsyms; k++)
+			free(g.mods[i].syms[k].name);
+		free(g.mods[i].syms);
+	}
+	free(g.buf);
+	return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * Unit tests of analyzer/modmap.c: a PC belongs to the module instance
+ * mapped at the sample's time, by its segments (not the gaps between
+ * them); unloads end the right instance; an address range reused by a
+ * later library resolves by time; times between instances fall back to
+ * the nearest one.
+ */
+#include "modmap.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct modmap_segment two_segs[] = {
+	{ 0x0, 0x1000 },    /* [base, base+0x1000) */
+	{ 0x3000, 0x2000 }, /* [base+0x3000, base+0x5000) */
+};
+
+static size_t
+load(struct modmap *m, const char *path, uint64_t base, uint64_t t)
+{
+	return modmap_load(m, path, strlen(path), NULL, 0, base, two_segs, 2,
+			   t);
+}
+
+START_TEST(modmap_finds_pc_in_segments_only)
+{
+	struct modmap m;
+	modmap_init(&m);
+	size_t a = load(&m, "/lib/a.so", 0x10000, 0);
+	size_t b = load(&m, "/lib/b.so", 0x20000, 0);
+	modmap_seal(&m);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10000, 5), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10fff, 5), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x11000, 5), -1); /* the gap */
+	ck_assert_int_eq(modmap_lookup(&m, 0x12fff, 5), -1);
+	ck_assert_int_eq(modmap_lookup(&m, 0x13000, 5), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x14fff, 5), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x15000, 5), -1);
+	ck_assert_int_eq(modmap_lookup(&m, 0x23000, 5), (long)b);
+	ck_assert_int_eq(modmap_lookup(&m, 0xfff, 5), -1);
+	ck_assert_int_eq(modmap_lookup(&m, UINT64_MAX, 5), -1);
+	modmap_free(&m);
+}
+END_TEST
+
+START_TEST(modmap_reused_range_resolves_by_time)
+{
+	struct modmap m;
+	modmap_init(&m);
+	size_t a = load(&m, "/lib/a.so", 0x10000, 100);
+	ck_assert(modmap_unload(&m, "/lib/a.so", 9, 0x10000, 200));
+	size_t b = load(&m, "/lib/b.so", 0x10000, 300);
+	modmap_seal(&m);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 150), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 199), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 300), (long)b);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 1000000), (long)b);
+	/* Between the two: the one nearest in time. */
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 210), (long)a);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 290), (long)b);
+	/* Before the first load (its record was stamped late). */
+	ck_assert_int_eq(modmap_lookup(&m, 0x10010, 10), (long)a);
+	modmap_free(&m);
+}
+END_TEST
+
+START_TEST(modmap_unload_matches_base_path_and_time)
+{
+	struct modmap m;
+	modmap_init(&m);
+	size_t a = load(&m, "/lib/a.so", 0x10000, 100);
+	size_t b = load(&m, "/lib/b.so", 0x40000, 100);
+	/* Wrong base, wrong path, or before the load: nothing ends. */
+	ck_assert(!modmap_unload(&m, "/lib/a.so", 9, 0x40000, 500));
+	ck_assert(!modmap_unload(&m, "/lib/x.so", 9, 0x10000, 500));
+	ck_assert(!modmap_unload(&m, "/lib/a.so", 9, 0x10000, 50));
+	/* No path: the base decides. */
+	ck_assert(modmap_unload(&m, "", 0, 0x40000, 500));
+	ck_assert(modmap_unload(&m, "/lib/a.so", 9, 0x10000, 600));
+	ck_assert(!modmap_unload(&m, "/lib/a.so", 9, 0x10000, 700));
+	ck_assert_uint_eq(m.inst[a].unload_ns, 600);
+	ck_assert_uint_eq(m.inst[b].unload_ns, 500);
+	modmap_free(&m);
+}
+END_TEST
+
+START_TEST(modmap_shares_files_between_instances)
+{
+	struct modmap m;
+	modmap_init(&m);
+	uint8_t id[] = { 1, 2, 3 }, other[] = { 1, 2, 4 };
+	size_t a = modmap_load(&m, "/lib/a.soXX", 9, id, 3, 0x10000, two_segs,
+			       2, 0);
+	size_t b = modmap_load(&m, "/lib/a.so", 9, id, 3, 0x90000, two_segs,
+			       2, 10);
+	size_t c = load(&m, "/lib/c.so", 0xa0000, 0);
+	/* Same path, another build-id: the file was replaced in between. */
+	size_t d = modmap_load(&m, "/lib/a.so", 9, other, 3, 0xb0000, two_segs,
+			       2, 20);
+	ck_assert_uint_eq(m.nfiles, 3);
+	ck_assert_uint_eq(m.inst[a].file, m.inst[b].file);
+	ck_assert_uint_ne(m.inst[a].file, m.inst[c].file);
+	ck_assert_uint_ne(m.inst[a].file, m.inst[d].file);
+	ck_assert_str_eq(m.files[m.inst[a].file].path, "/lib/a.so");
+	ck_assert_uint_eq(m.files[m.inst[a].file].build_id_len, 3);
+	modmap_free(&m);
+}
+END_TEST
+
+START_TEST(modmap_ignores_empty_and_wrapping_segments)
+{
+	struct modmap m;
+	static const struct modmap_segment odd[] = {
+		{ 0x0, 0x0 },
+		{ 0x1000, UINT64_MAX },
+	};
+	modmap_init(&m);
+	modmap_load(&m, "/lib/odd.so", 4, NULL, 0, 0x10000, odd, 2, 0);
+	modmap_seal(&m);
+	ck_assert_int_eq(modmap_lookup(&m, 0x10000, 0), -1);
+	ck_assert_int_eq(modmap_lookup(&m, 0x12000, 0), -1);
+	modmap_free(&m);
+}
+END_TEST
+
+static Suite *
+modmap_suite(void)
+{
+	Suite *s = suite_create("analyzer:modmap");
+	TCase *tc = tcase_create("lookup");
+	tcase_add_test(tc, modmap_finds_pc_in_segments_only);
+	tcase_add_test(tc, modmap_reused_range_resolves_by_time);
+	tcase_add_test(tc, modmap_unload_matches_base_path_and_time);
+	tcase_add_test(tc, modmap_shares_files_between_instances);
+	tcase_add_test(tc, modmap_ignores_empty_and_wrapping_segments);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(modmap_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,252 @@
+/*
+ * Unit tests of analyzer/profile.c, the model every report reads: the
+ * calling-context tree, self and total per function (a recursive function
+ * counts once per sample), the order of the flat report, labels of
+ * functions that share a name, threads and the header counters.
+ */
+#include "profile.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+struct fixture {
+	struct profile *p;
+	uint32_t main_, work, a, b, fact, mul, unnamed;
+};
+
+static struct fixture
+make(void)
+{
+	struct fixture f;
+	f.p = profile_new(PROFILE_KIND_TIME);
+	uint32_t m = profile_module(f.p, "/lib/libx.so");
+	f.main_ = profile_add_func(f.p, m, "main", 0x100, 0);
+	f.work = profile_add_func(f.p, m, "work", 0x200, 0);
+	f.a = profile_add_func(f.p, m, "a", 0x300, 0);
+	f.b = profile_add_func(f.p, m, "b", 0x400, 0);
+	f.fact = profile_add_func(f.p, m, "fact", 0x500, 0);
+	f.mul = profile_add_func(f.p, m, "mul", 0x600, 0);
+	f.unnamed = profile_add_func(f.p, m, "libx.so+0x700", 0x700,
+				     PROFILE_FUNC_UNNAMED);
+	return f;
+}
+
+static void
+add(struct fixture *f, const uint32_t *stack, size_t n, int times,
+    uint64_t weight)
+{
+	uint32_t th = profile_thread(f->p, 1);
+	for (int i = 0; i < times; i++)
+		profile_add_sample(f->p, stack, n, th, weight, 0, 0);
+}
+
+START_TEST(profile_self_and_total_per_function)
+{
+	struct fixture f = make();
+	uint32_t s1[] = { f.main_, f.work, f.a };
+	uint32_t s2[] = { f.main_, f.work, f.b };
+	uint32_t s3[] = { f.main_ };
+	add(&f, s1, 3, 5, 10);
+	add(&f, s2, 3, 3, 10);
+	add(&f, s3, 1, 2, 10);
+	profile_finish(f.p);
+	const struct profile_func *fn = f.p->funcs;
+	ck_assert_uint_eq(fn[f.a].self, 50);
+	ck_assert_uint_eq(fn[f.a].total, 50);
+	ck_assert_uint_eq(fn[f.b].self, 30);
+	ck_assert_uint_eq(fn[f.work].self, 0);
+	ck_assert_uint_eq(fn[f.work].total, 80);
+	ck_assert_uint_eq(fn[f.main_].self, 20);
+	ck_assert_uint_eq(fn[f.main_].total, 100);
+	ck_assert_uint_eq(fn[f.main_].total_samples, 10);
+	ck_assert_uint_eq(fn[f.work].total_samples, 8);
+	ck_assert_uint_eq(f.p->hdr.samples, 10);
+	ck_assert_uint_eq(f.p->hdr.weight, 100);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(profile_recursion_counts_once_per_sample)
+{
+	struct fixture f = make();
+	uint32_t deep[] = { f.main_, f.fact, f.fact, f.fact, f.mul };
+	uint32_t mid[] = { f.main_, f.fact, f.fact };
+	/* mutual recursion through another function, too */
+	uint32_t mutual[] = { f.main_, f.fact, f.mul, f.fact, f.mul };
+	add(&f, deep, LEN(deep), 4, 1);
+	add(&f, mid, LEN(mid), 2, 1);
+	add(&f, mutual, LEN(mutual), 1, 1);
+	profile_finish(f.p);
+	const struct profile_func *fn = f.p->funcs;
+	ck_assert_uint_eq(fn[f.fact].self, 2);
+	ck_assert_uint_eq(fn[f.fact].total, 7);
+	ck_assert_uint_eq(fn[f.fact].total_samples, 7);
+	ck_assert_uint_eq(fn[f.mul].self, 5);
+	ck_assert_uint_eq(fn[f.mul].total, 5);
+	ck_assert_uint_eq(fn[f.main_].total, 7);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(profile_tree_is_built_root_first)
+{
+	struct fixture f = make();
+	uint32_t s1[] = { f.main_, f.work, f.a };
+	uint32_t s2[] = { f.main_, f.work, f.b };
+	uint32_t s3[] = { f.work };
+	add(&f, s1, 3, 2, 1);
+	add(&f, s2, 3, 1, 1);
+	add(&f, s3, 1, 1, 1);
+	profile_finish(f.p);
+	const struct profile_node *n = f.p->nodes;
+	/* root, main, main/work, main/work/a, main/work/b, work */
+	ck_assert_uint_eq(f.p->nnodes, 6);
+	ck_assert_uint_eq(n[PROFILE_ROOT].total, 4);
+	uint32_t m = n[PROFILE_ROOT].first_child;
+	ck_assert_uint_eq(n[m].func, f.main_);
+	ck_assert_uint_eq(n[m].total, 3);
+	ck_assert_uint_eq(n[m].self, 0);
+	uint32_t w = n[m].first_child;
+	ck_assert_uint_eq(n[w].func, f.work);
+	uint32_t a = n[w].first_child, b = n[a].next_sibling;
+	ck_assert_uint_eq(n[a].func, f.a);
+	ck_assert_uint_eq(n[a].self_samples, 2);
+	ck_assert_uint_eq(n[b].func, f.b);
+	ck_assert_uint_eq(n[b].next_sibling, PROFILE_NONE);
+	ck_assert_uint_eq(n[b].parent, w);
+	uint32_t top_work = n[m].next_sibling;
+	ck_assert_uint_eq(n[top_work].func, f.work);
+	ck_assert_uint_eq(n[top_work].self, 1);
+	/* Samples keep their leaf node. */
+	ck_assert_uint_eq(f.p->nsamples, 4);
+	ck_assert_uint_eq(f.p->samples[0].node, a);
+	ck_assert_uint_eq(f.p->samples[3].node, top_work);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(profile_orders_by_self_then_total_then_name)
+{
+	struct fixture f = make();
+	uint32_t s1[] = { f.main_, f.a };
+	uint32_t s2[] = { f.work, f.b };
+	uint32_t s3[] = { f.main_, f.fact };
+	add(&f, s1, 2, 3, 1);
+	add(&f, s2, 2, 3, 1);
+	add(&f, s3, 2, 1, 1);
+	profile_finish(f.p);
+	size_t n;
+	uint32_t *ids = profile_funcs_by_self(f.p, &n);
+	/* a and b tie on self and total: by name. main (total 4) before
+	 * work (total 3); functions never seen come last, by name. */
+	uint32_t want[] = { f.a, f.b, f.fact, f.main_, f.work, f.unnamed, f.mul };
+	ck_assert_uint_eq(n, LEN(want));
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(ids[i] == want[i], "position %zu: %s", i,
+			      f.p->funcs[ids[i]].name);
+	free(ids);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(profile_labels_tell_same_names_apart)
+{
+	struct profile *p = profile_new(PROFILE_KIND_TIME);
+	uint32_t m1 = profile_module(p, "/lib/liba.so");
+	uint32_t m2 = profile_module(p, "/usr/lib/libb.so");
+	ck_assert_uint_eq(profile_module(p, "/lib/liba.so"), m1);
+	uint32_t x1 = profile_add_func(p, m1, "init", 0x10, 0);
+	uint32_t x2 = profile_add_func(p, m2, "init", 0x20, 0);
+	uint32_t y1 = profile_add_func(p, m1, "cmp", 0x30, 0);
+	uint32_t y2 = profile_add_func(p, m1, "cmp", 0x40, 0);
+	uint32_t z = profile_add_func(p, m2, "only", 0x50, 0);
+	profile_finish(p);
+	ck_assert_str_eq(p->funcs[x1].label, "init (liba.so)");
+	ck_assert_str_eq(p->funcs[x2].label, "init (libb.so)");
+	ck_assert_str_eq(p->funcs[y1].label, "cmp (liba.so+0x30)");
+	ck_assert_str_eq(p->funcs[y2].label, "cmp (liba.so+0x40)");
+	ck_assert_str_eq(p->funcs[z].label, "only");
+	ck_assert_str_eq(profile_func_module(p, z), "/usr/lib/libb.so");
+	profile_free(p);
+}
+END_TEST
+
+START_TEST(profile_counts_threads_and_flags)
+{
+	struct fixture f = make();
+	uint32_t t1 = profile_thread(f.p, 100);
+	uint32_t t2 = profile_thread(f.p, 200);
+	ck_assert_uint_eq(profile_thread(f.p, 100), t1);
+	profile_thread_set_name(f.p, t2, "worker-xyz", 6);
+	uint32_t named[] = { f.main_, f.a };
+	uint32_t unnamed[] = { f.main_, f.unnamed, f.unnamed };
+	profile_add_sample(f.p, named, 2, t1, 5, 10, 0);
+	profile_add_sample(f.p, named, 2, t2, 7, 20, SPOOL_SAMPLE_TRUNCATED);
+	profile_add_sample(f.p, unnamed, 3, t2, 9, 30,
+			   SPOOL_SAMPLE_UNWIND_ERR);
+	profile_finish(f.p);
+	ck_assert_uint_eq(f.p->nthreads, 2);
+	ck_assert_str_eq(f.p->threads[t2].name, "worker");
+	ck_assert_ptr_null(f.p->threads[t1].name);
+	ck_assert_uint_eq(f.p->threads[t1].samples, 1);
+	ck_assert_uint_eq(f.p->threads[t2].samples, 2);
+	ck_assert_uint_eq(f.p->threads[t2].weight, 16);
+	ck_assert_uint_eq(f.p->hdr.truncated_stacks, 1);
+	ck_assert_uint_eq(f.p->hdr.unwind_errors, 1);
+	/* The sample with two unnamed frames counts once. */
+	ck_assert_uint_eq(f.p->hdr.unnamed_samples, 1);
+	ck_assert_uint_eq(f.p->samples[2].time_ns, 30);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(profile_pseudo_functions_stay_out_of_lists)
+{
+	struct fixture f = make();
+	uint32_t cut = profile_add_func(f.p, PROFILE_NONE, "[truncated stack]",
+					0, PROFILE_FUNC_PSEUDO);
+	uint32_t s[] = { cut, f.a };
+	add(&f, s, 2, 1, 1);
+	profile_finish(f.p);
+	size_t n;
+	uint32_t *ids = profile_funcs_by_self(f.p, &n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_ne(ids[i], cut);
+	ck_assert_uint_eq(n, f.p->nfuncs - 1);
+	/* ...but the tree keeps them as the path's root. */
+	ck_assert_uint_eq(f.p->nodes[f.p->nodes[PROFILE_ROOT].first_child].func,
+			  cut);
+	ck_assert_ptr_null(profile_func_module(f.p, cut));
+	free(ids);
+	profile_free(f.p);
+}
+END_TEST
+
+static Suite *
+profile_suite(void)
+{
+	Suite *s = suite_create("analyzer:profile");
+	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, profile_self_and_total_per_function);
+	tcase_add_test(tc, profile_recursion_counts_once_per_sample);
+	tcase_add_test(tc, profile_tree_is_built_root_first);
+	tcase_add_test(tc, profile_orders_by_self_then_total_then_name);
+	tcase_add_test(tc, profile_labels_tell_same_names_apart);
+	tcase_add_test(tc, profile_counts_threads_and_flags);
+	tcase_add_test(tc, profile_pseudo_functions_stay_out_of_lists);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(profile_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
