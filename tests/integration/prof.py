@@ -1,0 +1,265 @@
+"""Helpers for the integration tests: run a target program under profrun,
+read what `profanalyze --json` makes of the spool, and compare the shares
+of functions with ground truth known by construction.
+
+Tolerances come from the number of samples, never from a fixed number
+alone: a share estimated from n samples has the binomial standard deviation
+sqrt(p(1-p)/n); a test allows 4 of those plus 2 points for systematic skew
+(samples attributed to the loop's call or return, timer start-up).
+
+Each test script calls prof.main(test_function). Exit codes follow meson:
+0 pass, 1 fail, 77 skip.
+"""
+
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+TIMERS = ('perf', 'posix', 'itimer')
+
+# Below this many samples the 4-sigma band of a share is wider than the
+# differences between the shares the targets are built with, and a share
+# test would pass whatever the profiler did.
+MIN_SAMPLES = 100
+
+
+class Fail(Exception):
+    """The behaviour under test is wrong."""
+
+
+class Skip(Exception):
+    """The machine cannot run this test (not a failure)."""
+
+
+class TimerUnavailable(Exception):
+    """profrun said the requested timer cannot be used here."""
+
+
+def build_root():
+    root = os.environ.get('PROFRUN_BUILD_ROOT')
+    if not root:
+        raise Fail('PROFRUN_BUILD_ROOT is not set (run through meson test)')
+    return root
+
+
+def profrun_path():
+    return os.environ.get('PROFRUN') or os.path.join(build_root(), 'preload',
+                                                     'profrun')
+
+
+def profanalyze_path():
+    return os.environ.get('PROFANALYZE') or os.path.join(
+        build_root(), 'analyzer', 'profanalyze')
+
+
+_tmpdirs = []
+
+
+def tmpdir():
+    """A fresh directory, removed when the test passes (kept on failure,
+    for the spool)."""
+    d = tempfile.mkdtemp(prefix='profrun-test-')
+    _tmpdirs.append(d)
+    return d
+
+
+def _check_exists(path, what):
+    if not os.access(path, os.X_OK):
+        raise Fail(f'{what} not built: {path}')
+
+
+def run(argv, *, env=None, timeout=120, cwd=None, preexec_fn=None):
+    """Runs argv in its own process group; returns a CompletedProcess with
+    text stdout and stderr. A run that outlives timeout is killed, group
+    and all, and fails the test: under a profiler that is a deadlock."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=full_env, cwd=cwd, start_new_session=True,
+                         preexec_fn=preexec_fn)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        raise Fail(f'timed out after {timeout} s (deadlock?): '
+                   f'{" ".join(map(str, argv))}\nstderr: '
+                   f'{err.decode(errors="replace")[-2000:]}')
+    return subprocess.CompletedProcess(argv, p.returncode,
+                                       out.decode(errors='replace'),
+                                       err.decode(errors='replace'))
+
+
+def profrun(args, **kw):
+    """profrun ARGS..., unchecked."""
+    _check_exists(profrun_path(), 'profrun')
+    return run([profrun_path()] + [str(a) for a in args], **kw)
+
+
+class Profile:
+    """One target run under profrun and its analysis."""
+
+    def __init__(self, spool, run_result, report, analyze_result):
+        self.spool = spool
+        self.rc = run_result.returncode
+        self.stdout = run_result.stdout
+        self.stderr = run_result.stderr
+        self.report = report
+        self.analyze_stderr = analyze_result.stderr
+
+
+def analyze(spool, *, args=('--json',), expect_rc=0):
+    """profanalyze ARGS SPOOL; returns (CompletedProcess, parsed JSON or
+    None when args do not ask for JSON)."""
+    _check_exists(profanalyze_path(), 'profanalyze')
+    r = run([profanalyze_path()] + list(args) + [str(spool)])
+    if expect_rc is not None and r.returncode != expect_rc:
+        raise Fail(f'profanalyze {" ".join(args)} {spool}: exit '
+                   f'{r.returncode}, want {expect_rc}\n{r.stderr}')
+    if '--json' not in args:
+        return r, None
+    try:
+        return r, json.loads(r.stdout)
+    except ValueError as e:
+        raise Fail(f'profanalyze --json {spool}: not JSON ({e}):\n'
+                   f'{r.stdout[:2000]}')
+
+
+def _timer_of(opts):
+    for o in opts:
+        m = re.fullmatch(r'--timer=(\w+)', str(o))
+        if m:
+            return m.group(1)
+    return None
+
+
+def profile(target, args=(), opts=(), *, expect_rc=0, timeout=120, env=None):
+    """Runs `profrun -q -o TMP/x.spool OPTS -- TARGET ARGS` and analyzes
+    the spool. Raises TimerUnavailable when OPTS ask for a timer profrun
+    says it cannot use (exit 2 and a message naming the timer)."""
+    spool = os.path.join(tmpdir(), 'x.spool')
+    r = profrun(['-q', '-o', spool] + list(opts) + ['--', target] +
+                list(args), timeout=timeout, env=env)
+    timer = _timer_of(opts)
+    if timer and r.returncode == 2 and timer in r.stderr:
+        raise TimerUnavailable(r.stderr.strip())
+    if expect_rc is not None and r.returncode != expect_rc:
+        raise Fail(f'profrun {" ".join(map(str, opts))} {target}: exit '
+                   f'{r.returncode}, want {expect_rc}\nstdout: '
+                   f'{r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}')
+    if not os.path.exists(spool):
+        raise Fail(f'profrun did not create {spool}\n{r.stderr}')
+    a, report = analyze(spool)
+    return Profile(spool, r, report, a)
+
+
+def field(obj, key):
+    """obj[key], failing with the key's name when the report lacks it."""
+    try:
+        return obj[key]
+    except (KeyError, TypeError):
+        raise Fail(f'report has no "{key}" in {str(obj)[:300]}')
+
+
+def top(report, n=12, key='self_samples'):
+    """The n heaviest functions, formatted for failure messages."""
+    fns = sorted(field(report, 'functions'), key=lambda f: -f.get(key, 0))
+    return '\n'.join(f'  {f.get(key)} {f.get("name")} '
+                     f'({os.path.basename(str(f.get("module")))})'
+                     for f in fns[:n])
+
+
+def func(report, name, module=None):
+    """The function entry named name (and in a module whose path ends with
+    module, if given), or None."""
+    for f in field(report, 'functions'):
+        if field(f, 'name') != name:
+            continue
+        if module and not str(f.get('module') or '').endswith(module):
+            continue
+        return f
+    return None
+
+
+def need_func(report, name, module=None):
+    f = func(report, name, module)
+    if f is None:
+        raise Fail(f'no function {name} in the report; heaviest:\n'
+                   f'{top(report)}')
+    return f
+
+
+def tolerance(p, n):
+    """How far a share estimated from n samples may stray from p."""
+    return 4 * math.sqrt(p * (1 - p) / n) + 0.02
+
+
+def check_shares(report, expected, *, key='self_samples', label=''):
+    """Checks that the functions named in expected ({name: weight}) split
+    their samples (key) among themselves in proportion to the weights."""
+    counts = {name: field(need_func(report, name), key) for name in expected}
+    n = sum(counts.values())
+    if n < MIN_SAMPLES:
+        raise Fail(f'{label}: only {n} {key} in {", ".join(expected)} '
+                   f'(need {MIN_SAMPLES}); heaviest:\n{top(report)}')
+    weights = sum(expected.values())
+    errors = []
+    for name, w in expected.items():
+        p = w / weights
+        q = counts[name] / n
+        tol = tolerance(p, n)
+        ok = abs(q - p) <= tol
+        print(f'{label}: {name}: {q:.3f} of {n} {key}, want '
+              f'{p:.3f} +- {tol:.3f} {"ok" if ok else "WRONG"}')
+        if not ok:
+            errors.append(f'{name} {q:.3f} not {p:.3f} +- {tol:.3f}')
+    if errors:
+        raise Fail(f'{label}: shares off: {"; ".join(errors)}\nheaviest:\n'
+                   f'{top(report)}')
+
+
+def for_each_timer(fn, timers=TIMERS):
+    """Calls fn(timer) for each timer profrun offers; skips the test only
+    when it offers none."""
+    ran = 0
+    for t in timers:
+        try:
+            fn(t)
+            ran += 1
+        except TimerUnavailable as e:
+            print(f'timer {t}: unavailable here: {e}')
+    if not ran:
+        raise Skip('no timer available: ' + ', '.join(timers))
+
+
+def one_line(text, what):
+    """Checks that text is exactly one non-empty line; returns it."""
+    lines = text.strip('\n').split('\n')
+    if len(lines) != 1 or not lines[0].strip():
+        raise Fail(f'{what}: want one line, got {len(lines)}:\n{text}')
+    return lines[0]
+
+
+def main(test):
+    """Runs test() and maps its outcome to meson's exit codes."""
+    try:
+        test()
+    except Skip as e:
+        print(f'SKIP: {e}')
+        sys.exit(SKIP)
+    except Fail as e:
+        print(f'FAIL: {e}')
+        if _tmpdirs:
+            print('kept for inspection: ' + ' '.join(_tmpdirs))
+        sys.exit(1)
+    for d in _tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
+    print('PASS')

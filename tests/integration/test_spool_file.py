@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The spool file: an existing FILE is kept as FILE.old, the new one has
+mode 0600 whatever the umask, and a symlink planted at FILE is not followed.
+
+usage: test_spool_file.py WORK_SPLIT
+"""
+import os
+import stat
+import sys
+
+import prof
+
+MAGIC = b'PRFSPOOL'
+
+
+def run(target, spool):
+    # umask 0: the mode must come from profrun, not from the umask.
+    r = prof.profrun(['-q', '-o', spool, '--', target, '0.05'],
+                     preexec_fn=lambda: os.umask(0))
+    return r
+
+
+def check_spool(spool):
+    st = os.lstat(spool)
+    if not stat.S_ISREG(st.st_mode):
+        raise prof.Fail(f'{spool} is not a regular file')
+    if stat.S_IMODE(st.st_mode) != 0o600:
+        raise prof.Fail(f'{spool} has mode {stat.S_IMODE(st.st_mode):o}, '
+                        'want 600')
+    with open(spool, 'rb') as f:
+        if f.read(len(MAGIC)) != MAGIC:
+            raise prof.Fail(f'{spool} is not a spool')
+
+
+def test():
+    target = sys.argv[1]
+    d = prof.tmpdir()
+
+    spool = os.path.join(d, 'prof.spool')
+    with open(spool, 'w') as f:
+        f.write('previous run\n')
+    r = run(target, spool)
+    if r.returncode != 0:
+        raise prof.Fail(f'exit {r.returncode}: {r.stderr}')
+    check_spool(spool)
+    with open(spool + '.old') as f:
+        if f.read() != 'previous run\n':
+            raise prof.Fail(f'{spool}.old does not hold the previous file')
+    print('existing file kept as .old; new spool mode 600')
+
+    victim = os.path.join(d, 'victim')
+    with open(victim, 'w') as f:
+        f.write('not yours\n')
+    link = os.path.join(d, 'link.spool')
+    os.symlink(victim, link)
+    r = run(target, link)
+    with open(victim) as f:
+        if f.read() != 'not yours\n':
+            raise prof.Fail('profrun wrote through a symlink at -o FILE')
+    if r.returncode == 0:
+        check_spool(link)
+        print('symlink at FILE not followed; spool written in its place')
+    else:
+        print(f'symlink at FILE refused: {prof.one_line(r.stderr, "link")}')
+
+
+prof.main(test)
