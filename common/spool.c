@@ -130,7 +130,7 @@ spool_put_process(struct spool_buf *b, const struct spool_process *p)
 {
 	struct writer w;
 	size_t len = 4 + 4 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 4 + (size_t)p->exe.len +
-		     4 + (size_t)p->cmdline.len;
+		     4 + (size_t)p->cmdline.len + 4 + 8;
 	if (rec_begin(b, &w, SPOOL_REC_PROCESS, len))
 		return -ENOSPC;
 	w_u32(&w, p->pid);
@@ -144,6 +144,8 @@ spool_put_process(struct spool_buf *b, const struct spool_process *p)
 	w_u32(&w, p->max_depth);
 	w_str(&w, p->exe);
 	w_str(&w, p->cmdline);
+	w_u32(&w, p->flags);
+	w_u64(&w, p->space_interval);
 	return rec_end(b, &w);
 }
 
@@ -240,7 +242,7 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	struct writer w;
 	uint32_t ndrops = SPOOL_DROP_MAX_ - 1;
 	if (rec_begin(b, &w, SPOOL_REC_FOOTER,
-		      8 * 4 + 4 + 4 + (size_t)ndrops * 12))
+		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4))
 		return -ENOSPC;
 	w_u64(&w, f->end_mono_ns);
 	w_u64(&w, f->utime_ns);
@@ -252,6 +254,77 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 		w_u32(&w, cause);
 		w_u64(&w, f->drops[cause]);
 	}
+	w_u32(&w, f->end_reason);
+	w_u32(&w, f->end_signal);
+	return rec_end(b, &w);
+}
+
+int
+spool_put_module_image(struct spool_buf *b,
+		       const struct spool_module_image *m)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_MODULE_IMAGE,
+		      8 + 8 + 4 + (size_t)m->len))
+		return -ENOSPC;
+	w_u64(&w, m->time_ns);
+	w_u64(&w, m->base);
+	w_bytes(&w, m->data, m->len);
+	return rec_end(b, &w);
+}
+
+#define ALLOC_FIXED (8 + 4 + 4 + 8 + 8 + 8 + 4 + 4)
+
+size_t
+spool_alloc_size(uint32_t depth)
+{
+	return SPOOL_REC_HEADER_LEN + ALLOC_FIXED + (size_t)depth * 8;
+}
+
+int
+spool_put_alloc(struct spool_buf *b, const struct spool_alloc *a,
+		const uint64_t *pcs)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_ALLOC,
+		      ALLOC_FIXED + (size_t)a->depth * 8))
+		return -ENOSPC;
+	w_u64(&w, a->time_ns);
+	w_u32(&w, a->tid);
+	w_u32(&w, a->flags);
+	w_u64(&w, a->size);
+	w_u64(&w, a->address);
+	w_u64(&w, a->weight);
+	w_u32(&w, a->fn);
+	w_u32(&w, a->depth);
+	for (uint32_t i = 0; i < a->depth; i++)
+		w_u64(&w, pcs[i]);
+	return rec_end(b, &w);
+}
+
+int
+spool_put_free(struct spool_buf *b, const struct spool_free *f)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_FREE, 8 + 4 + 8))
+		return -ENOSPC;
+	w_u64(&w, f->time_ns);
+	w_u32(&w, f->tid);
+	w_u64(&w, f->address);
+	return rec_end(b, &w);
+}
+
+int
+spool_put_call_counts(struct spool_buf *b, uint32_t tid,
+		      const uint64_t *counts, uint32_t n)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_CALL_COUNTS, 4 + 4 + (size_t)n * 8))
+		return -ENOSPC;
+	w_u32(&w, tid);
+	w_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++)
+		w_u64(&w, counts[i]);
 	return rec_end(b, &w);
 }
 
@@ -402,6 +475,10 @@ spool_get_process(const struct spool_rec *rec, struct spool_process *out)
 	out->max_depth = r_u32(&r);
 	out->exe = r_str(&r);
 	out->cmdline = r_str(&r);
+	/* Appended in format 1.1; absent in older spools. */
+	out->flags = !r.bad && r.len - r.pos >= 4 ? r_u32(&r) : 0;
+	/* Appended in format 1.2. */
+	out->space_interval = !r.bad && r.len - r.pos >= 8 ? r_u64(&r) : 0;
 	return r.bad ? -EBADMSG : 0;
 }
 
@@ -501,7 +578,80 @@ spool_get_footer(const struct spool_rec *rec, struct spool_footer *out)
 		if (cause > 0 && cause < SPOOL_DROP_MAX_)
 			out->drops[cause] = count;
 	}
+	/* Appended in format 1.1; absent in older footers. */
+	if (!r.bad && r.len - r.pos >= 8) {
+		out->end_reason = r_u32(&r);
+		out->end_signal = r_u32(&r);
+	}
 	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_module_image(const struct spool_rec *rec,
+		       struct spool_module_image *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->base = r_u64(&r);
+	out->data = r_bytes(&r, &out->len);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_alloc(const struct spool_rec *rec, struct spool_alloc *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->tid = r_u32(&r);
+	out->flags = r_u32(&r);
+	out->size = r_u64(&r);
+	out->address = r_u64(&r);
+	out->weight = r_u64(&r);
+	out->fn = r_u32(&r);
+	out->depth = r_u32(&r);
+	if (out->depth > SPOOL_REC_MAX_LEN / 8)
+		return -EBADMSG;
+	out->pcs_raw = r_take(&r, out->depth * 8);
+	return r.bad ? -EBADMSG : 0;
+}
+
+uint64_t
+spool_alloc_pc(const struct spool_alloc *a, uint32_t i)
+{
+	return get_u64(a->pcs_raw + (size_t)i * 8);
+}
+
+int
+spool_get_free(const struct spool_rec *rec, struct spool_free *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->tid = r_u32(&r);
+	out->address = r_u64(&r);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_call_counts(const struct spool_rec *rec,
+		      struct spool_call_counts *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->tid = r_u32(&r);
+	out->n = r_u32(&r);
+	if (out->n > SPOOL_REC_MAX_LEN / 8)
+		return -EBADMSG;
+	out->counts_raw = r_take(&r, out->n * 8);
+	return r.bad ? -EBADMSG : 0;
+}
+
+uint64_t
+spool_call_count(const struct spool_call_counts *c, uint32_t id)
+{
+	return id < c->n ? get_u64(c->counts_raw + (size_t)id * 8) : 0;
 }
 
 const char *
@@ -520,6 +670,36 @@ spool_timer_name(uint32_t timer)
 }
 
 const char *
+spool_alloc_fn_name(uint32_t id)
+{
+	static const char *const names[SPOOL_ALLOC_FN_MAX_] = {
+		[SPOOL_ALLOC_FN_MALLOC] = "malloc",
+		[SPOOL_ALLOC_FN_CALLOC] = "calloc",
+		[SPOOL_ALLOC_FN_REALLOC] = "realloc",
+		[SPOOL_ALLOC_FN_REALLOCARRAY] = "reallocarray",
+		[SPOOL_ALLOC_FN_FREE] = "free",
+		[SPOOL_ALLOC_FN_POSIX_MEMALIGN] = "posix_memalign",
+		[SPOOL_ALLOC_FN_ALIGNED_ALLOC] = "aligned_alloc",
+		[SPOOL_ALLOC_FN_MEMALIGN] = "memalign",
+		[SPOOL_ALLOC_FN_VALLOC] = "valloc",
+		[SPOOL_ALLOC_FN_PVALLOC] = "pvalloc",
+		[SPOOL_ALLOC_FN_FREE_SIZED] = "free_sized",
+		[SPOOL_ALLOC_FN_FREE_ALIGNED_SIZED] = "free_aligned_sized",
+		[SPOOL_ALLOC_FN_MALLOCX] = "mallocx",
+		[SPOOL_ALLOC_FN_RALLOCX] = "rallocx",
+		[SPOOL_ALLOC_FN_XALLOCX] = "xallocx",
+		[SPOOL_ALLOC_FN_SDALLOCX] = "sdallocx",
+		[SPOOL_ALLOC_FN_DALLOCX] = "dallocx",
+		[SPOOL_ALLOC_FN_MALLOC_USABLE_SIZE] = "malloc_usable_size",
+		[SPOOL_ALLOC_FN_OPERATOR_NEW] = "operator new",
+		[SPOOL_ALLOC_FN_OPERATOR_DELETE] = "operator delete",
+	};
+	if (id < SPOOL_ALLOC_FN_MAX_ && names[id])
+		return names[id];
+	return "unknown";
+}
+
+const char *
 spool_drop_name(uint32_t cause)
 {
 	static const char *const names[SPOOL_DROP_MAX_] = {
@@ -528,6 +708,7 @@ spool_drop_name(uint32_t cause)
 		[SPOOL_DROP_REENTRANT] = "reentrant",
 		[SPOOL_DROP_UNWIND] = "unwind-failed",
 		[SPOOL_DROP_WRITE] = "write-failed",
+		[SPOOL_DROP_BLOCKED] = "signal-blocked",
 	};
 	if (cause < SPOOL_DROP_MAX_ && names[cause])
 		return names[cause];

@@ -39,6 +39,10 @@ enum spool_rec_type {
 	SPOOL_REC_THREAD = 4,
 	SPOOL_REC_SAMPLE = 5,
 	SPOOL_REC_FOOTER = 6,
+	SPOOL_REC_MODULE_IMAGE = 7,
+	SPOOL_REC_ALLOC = 8,
+	SPOOL_REC_FREE = 9,
+	SPOOL_REC_CALL_COUNTS = 10,
 };
 
 /* Time source of CPU-time samples (PROCESS.timer). */
@@ -72,12 +76,14 @@ enum spool_thread_event {
 
 /* Causes of dropped samples, counted in FOOTER. */
 enum spool_drop {
-	SPOOL_DROP_RING_FULL = 1,   /* the thread's ring was full */
+	SPOOL_DROP_RING_FULL = 1,   /* the thread's ring was full (samples of
+				     * any kind, ALLOC and FREE records) */
 	SPOOL_DROP_NO_RING = 2,     /* signal on a thread without a ring */
 	SPOOL_DROP_REENTRANT = 3,   /* signal while the profiler itself ran */
 	SPOOL_DROP_UNWIND = 4,      /* unwinder produced no frame at all */
 	SPOOL_DROP_WRITE = 5,       /* write(2) to the spool failed */
-	SPOOL_DROP_MAX_ = 6
+	SPOOL_DROP_BLOCKED = 6,     /* the target blocked the sampling signal */
+	SPOOL_DROP_MAX_ = 7
 };
 
 struct spool_str {
@@ -97,7 +103,14 @@ struct spool_process {
 	uint32_t max_depth;
 	struct spool_str exe;
 	struct spool_str cmdline;   /* arguments separated by NUL bytes */
+	uint32_t flags;             /* SPOOL_PROCESS_* (format 1.1; 0 before) */
+	uint64_t space_interval;    /* mean bytes between allocation samples,
+				     * 0 when space sampling was off (format
+				     * 1.2; 0 before) */
 };
+
+/* PROCESS.flags */
+#define SPOOL_PROCESS_USER_ONLY 0x1u /* samples cover user-mode CPU time only */
 
 struct spool_segment {
 	uint64_t vaddr;  /* p_vaddr of the PT_LOAD header */
@@ -126,6 +139,17 @@ struct spool_module_unload {
 	struct spool_str path;
 };
 
+/* The bytes of a module that has no file to read later (the vdso): the
+ * file image from file offset 0, as mapped at base + the vaddr of the
+ * PT_LOAD segment whose offset is 0. It belongs to the module loaded at
+ * base that was live at time_ns. */
+struct spool_module_image {
+	uint64_t time_ns;
+	uint64_t base;     /* load bias, as in the module's MODULE_LOAD */
+	const uint8_t *data;
+	uint32_t len;
+};
+
 struct spool_thread {
 	uint64_t time_ns;
 	uint32_t tid;
@@ -144,6 +168,80 @@ struct spool_sample {
 	const uint8_t *pcs_raw;
 };
 
+/* A sampled allocation (space profiling). The allocation byte stream of
+ * each thread is sampled as a Poisson process: an allocation of size bytes
+ * is sampled with probability 1 - exp(-size / space_interval), and weight
+ * is size divided by that probability, so that the weights of all samples
+ * add up to an unbiased estimate of the bytes allocated. */
+struct spool_alloc {
+	uint64_t time_ns; /* CLOCK_MONOTONIC, after the allocation returned */
+	uint32_t tid;
+	uint32_t flags;   /* SPOOL_SAMPLE_TRUNCATED, SPOOL_SAMPLE_UNWIND_ERR,
+			   * SPOOL_ALLOC_* */
+	uint64_t size;    /* bytes asked for */
+	uint64_t address; /* of the block returned */
+	uint64_t weight;  /* bytes of allocation this sample stands for */
+	uint32_t fn;      /* enum spool_alloc_fn that allocated */
+	uint32_t depth;
+	/* pcs[0] is a PC inside the allocating function (a wrapper of the
+	 * preload library), pcs[i > 0] are return addresses. */
+	const uint8_t *pcs_raw;
+};
+
+/* ALLOC.flags, beside the SPOOL_SAMPLE_* bits */
+#define SPOOL_ALLOC_UNTRACKED 0x100u /* its free will not be recorded */
+
+/* A sampled block was freed (or moved by realloc: FREE of the old address,
+ * then an ALLOC if the new block is sampled). */
+struct spool_free {
+	uint64_t time_ns; /* CLOCK_MONOTONIC, before the block was released */
+	uint32_t tid;
+	uint64_t address;
+};
+
+/* Functions whose calls are counted exactly (CALL_COUNTS); the ids are
+ * part of the format. */
+enum spool_alloc_fn {
+	SPOOL_ALLOC_FN_MALLOC = 0,
+	SPOOL_ALLOC_FN_CALLOC = 1,
+	SPOOL_ALLOC_FN_REALLOC = 2,
+	SPOOL_ALLOC_FN_REALLOCARRAY = 3,
+	SPOOL_ALLOC_FN_FREE = 4,
+	SPOOL_ALLOC_FN_POSIX_MEMALIGN = 5,
+	SPOOL_ALLOC_FN_ALIGNED_ALLOC = 6,
+	SPOOL_ALLOC_FN_MEMALIGN = 7,
+	SPOOL_ALLOC_FN_VALLOC = 8,
+	SPOOL_ALLOC_FN_PVALLOC = 9,
+	SPOOL_ALLOC_FN_FREE_SIZED = 10,
+	SPOOL_ALLOC_FN_FREE_ALIGNED_SIZED = 11,
+	SPOOL_ALLOC_FN_MALLOCX = 12,
+	SPOOL_ALLOC_FN_RALLOCX = 13,
+	SPOOL_ALLOC_FN_XALLOCX = 14,
+	SPOOL_ALLOC_FN_SDALLOCX = 15,
+	SPOOL_ALLOC_FN_DALLOCX = 16,
+	SPOOL_ALLOC_FN_MALLOC_USABLE_SIZE = 17,
+	SPOOL_ALLOC_FN_OPERATOR_NEW = 18,
+	SPOOL_ALLOC_FN_OPERATOR_DELETE = 19,
+	SPOOL_ALLOC_FN_MAX_ = 20
+};
+
+/* Exact counts of calls to the functions of enum spool_alloc_fn made by one
+ * thread since its previous CALL_COUNTS record (a reader adds them up). */
+struct spool_call_counts {
+	uint32_t tid;
+	uint32_t n; /* counters in the record: ids 0 to n - 1 */
+	const uint8_t *counts_raw;
+};
+
+/* How the process image ended (FOOTER.end_reason). */
+enum spool_end {
+	SPOOL_END_UNKNOWN = 0, /* a spool written before this field existed */
+	SPOOL_END_EXIT = 1,    /* exit(), return from main, exit of the last thread */
+	SPOOL_END_EXEC = 2,    /* the image was replaced by execve() */
+	SPOOL_END_SIGNAL = 3,  /* killed by end_signal, which was re-raised */
+	SPOOL_END__EXIT = 4,   /* _exit() or _Exit() */
+};
+
 struct spool_footer {
 	uint64_t end_mono_ns;
 	uint64_t utime_ns;   /* getrusage(RUSAGE_SELF) at the end */
@@ -151,6 +249,8 @@ struct spool_footer {
 	uint64_t samples;    /* SAMPLE records written */
 	uint32_t threads;    /* threads seen */
 	uint64_t drops[SPOOL_DROP_MAX_]; /* indexed by enum spool_drop */
+	uint32_t end_reason; /* enum spool_end */
+	uint32_t end_signal; /* the signal, for SPOOL_END_SIGNAL */
 };
 
 /* ---- encoder (no allocation; safe in the writer thread) ---- */
@@ -191,6 +291,23 @@ spool_put_sample(struct spool_buf *b, const struct spool_sample *s,
 		 const uint64_t *pcs);
 int
 spool_put_footer(struct spool_buf *b, const struct spool_footer *f);
+int
+spool_put_module_image(struct spool_buf *b,
+		       const struct spool_module_image *m);
+/* pcs: depth native-endian PCs (pcs_raw is ignored). */
+int
+spool_put_alloc(struct spool_buf *b, const struct spool_alloc *a,
+		const uint64_t *pcs);
+int
+spool_put_free(struct spool_buf *b, const struct spool_free *f);
+/* counts: n counters, indexed by enum spool_alloc_fn. */
+int
+spool_put_call_counts(struct spool_buf *b, uint32_t tid,
+		      const uint64_t *counts, uint32_t n);
+
+/* Size in bytes of an ALLOC record (header included) of this depth. */
+size_t
+spool_alloc_size(uint32_t depth);
 
 /* Size in bytes of a SAMPLE record (header included) of this depth. */
 size_t
@@ -246,6 +363,29 @@ int
 spool_get_sample(const struct spool_rec *r, struct spool_sample *out);
 int
 spool_get_footer(const struct spool_rec *r, struct spool_footer *out);
+int
+spool_get_module_image(const struct spool_rec *r,
+		       struct spool_module_image *out);
+int
+spool_get_alloc(const struct spool_rec *r, struct spool_alloc *out);
+int
+spool_get_free(const struct spool_rec *r, struct spool_free *out);
+int
+spool_get_call_counts(const struct spool_rec *r,
+		      struct spool_call_counts *out);
+
+/* The i-th PC of a decoded ALLOC (i < depth). */
+uint64_t
+spool_alloc_pc(const struct spool_alloc *a, uint32_t i);
+
+/* The count of function id in a decoded CALL_COUNTS (0 for an id the
+ * record does not hold). */
+uint64_t
+spool_call_count(const struct spool_call_counts *c, uint32_t id);
+
+/* Name of a counted function ("malloc", ...) or "unknown". Static. */
+const char *
+spool_alloc_fn_name(uint32_t id);
 
 /* The i-th segment of a decoded MODULE_LOAD (i < nsegments). */
 struct spool_segment

@@ -34,6 +34,8 @@ static const struct spool_process fixture_process = {
 	.exe = STR("/usr/bin/target"),
 	/* Arguments are NUL-separated: the length, not a terminator, ends it. */
 	.cmdline = { "target\0--flag\0x", 16 },
+	.flags = SPOOL_PROCESS_USER_ONLY,
+	.space_interval = 524288,
 };
 
 static const uint8_t fixture_build_id[20] = {
@@ -92,6 +94,39 @@ static const struct spool_footer fixture_footer = {
 	.drops = { 0, 11, 22, 33, 44, 55 },
 };
 
+/* A module image: bytes of every value, NUL and 0xff included. */
+static const uint8_t fixture_image[] = {
+	0x7f, 'E', 'L', 'F', 0x02, 0x01, 0x01, 0x00, 0x00, 0xff, 0x80, 0x0a,
+};
+
+static const struct spool_module_image fixture_module_image = {
+	.time_ns = 5000005,
+	.base = 0x7ffc0a5f1000ull,
+	.data = fixture_image,
+	.len = sizeof(fixture_image),
+};
+
+static const struct spool_alloc fixture_alloc = {
+	.time_ns = 6000006,
+	.tid = 4244,
+	.flags = SPOOL_SAMPLE_UNWIND_ERR | SPOOL_ALLOC_UNTRACKED,
+	.size = 0x123456789ull,
+	.address = 0x7f00deadbee0ull,
+	.weight = 0x12345abcdull,
+	.fn = SPOOL_ALLOC_FN_REALLOCARRAY,
+	.depth = ARRAY_LEN(fixture_pcs),
+};
+
+static const struct spool_free fixture_free = {
+	.time_ns = 7000007,
+	.tid = 4245,
+	.address = 0x7f00deadbee0ull,
+};
+
+static const uint64_t fixture_counts[] = {
+	1000001, 22, 333, 0, 1000000, 5, 0xffffffffffffffffull,
+};
+
 static int
 put_process(struct spool_buf *b)
 {
@@ -126,6 +161,31 @@ static int
 put_footer(struct spool_buf *b)
 {
 	return spool_put_footer(b, &fixture_footer);
+}
+
+static int
+put_module_image(struct spool_buf *b)
+{
+	return spool_put_module_image(b, &fixture_module_image);
+}
+
+static int
+put_alloc(struct spool_buf *b)
+{
+	return spool_put_alloc(b, &fixture_alloc, fixture_pcs);
+}
+
+static int
+put_free(struct spool_buf *b)
+{
+	return spool_put_free(b, &fixture_free);
+}
+
+static int
+put_call_counts(struct spool_buf *b)
+{
+	return spool_put_call_counts(b, 4246, fixture_counts,
+				     ARRAY_LEN(fixture_counts));
 }
 
 static int
@@ -170,6 +230,34 @@ get_footer(const struct spool_rec *r)
 	return spool_get_footer(r, &out);
 }
 
+static int
+get_module_image(const struct spool_rec *r)
+{
+	struct spool_module_image out;
+	return spool_get_module_image(r, &out);
+}
+
+static int
+get_alloc(const struct spool_rec *r)
+{
+	struct spool_alloc out;
+	return spool_get_alloc(r, &out);
+}
+
+static int
+get_free(const struct spool_rec *r)
+{
+	struct spool_free out;
+	return spool_get_free(r, &out);
+}
+
+static int
+get_call_counts(const struct spool_rec *r)
+{
+	struct spool_call_counts out;
+	return spool_get_call_counts(r, &out);
+}
+
 /* Every record type with its fixture encoder and its typed decoder; the
  * table-driven tests below run once per row (tcase_add_loop_test). */
 static const struct rec_case {
@@ -177,15 +265,24 @@ static const struct rec_case {
 	uint32_t type;
 	int (*put)(struct spool_buf *b);
 	int (*get)(const struct spool_rec *r);
+	/* Bytes of fields appended in later minor versions: a payload
+	 * without them is still valid. */
+	uint32_t optional;
 } rec_cases[] = {
-	{ "process", SPOOL_REC_PROCESS, put_process, get_process },
+	{ "process", SPOOL_REC_PROCESS, put_process, get_process, 4 + 8 },
 	{ "module_load", SPOOL_REC_MODULE_LOAD, put_module_load,
-	  get_module_load },
+	  get_module_load, 0 },
 	{ "module_unload", SPOOL_REC_MODULE_UNLOAD, put_module_unload,
-	  get_module_unload },
-	{ "thread", SPOOL_REC_THREAD, put_thread, get_thread },
-	{ "sample", SPOOL_REC_SAMPLE, put_sample, get_sample },
-	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer },
+	  get_module_unload, 0 },
+	{ "thread", SPOOL_REC_THREAD, put_thread, get_thread, 0 },
+	{ "sample", SPOOL_REC_SAMPLE, put_sample, get_sample, 0 },
+	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer, 4 + 4 },
+	{ "module_image", SPOOL_REC_MODULE_IMAGE, put_module_image,
+	  get_module_image, 0 },
+	{ "alloc", SPOOL_REC_ALLOC, put_alloc, get_alloc, 0 },
+	{ "free", SPOOL_REC_FREE, put_free, get_free, 0 },
+	{ "call_counts", SPOOL_REC_CALL_COUNTS, put_call_counts,
+	  get_call_counts, 0 },
 };
 
 /* ---- helpers ---- */
@@ -276,7 +373,110 @@ START_TEST(spool_roundtrip_process)
 	ck_assert_uint_eq(p.max_depth, fixture_process.max_depth);
 	assert_str_eq(p.exe, fixture_process.exe);
 	assert_str_eq(p.cmdline, fixture_process.cmdline);
+	ck_assert_uint_eq(p.flags, fixture_process.flags);
+	ck_assert_uint_eq(p.space_interval, fixture_process.space_interval);
 	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* A PROCESS of format 1.0 (no flags) or 1.1 (no space interval) reads
+ * with the missing fields as 0. */
+START_TEST(spool_process_older_formats)
+{
+	uint8_t mem[512];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_process p;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_process(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_PROCESS);
+	rec.len -= 8;
+	memset(&p, 0xa5, sizeof(p));
+	ck_assert_int_eq(spool_get_process(&rec, &p), 0);
+	ck_assert_uint_eq(p.flags, fixture_process.flags);
+	ck_assert_uint_eq(p.space_interval, 0);
+	rec.len -= 4;
+	memset(&p, 0xa5, sizeof(p));
+	ck_assert_int_eq(spool_get_process(&rec, &p), 0);
+	ck_assert_uint_eq(p.flags, 0);
+	ck_assert_uint_eq(p.space_interval, 0);
+	assert_str_eq(p.cmdline, fixture_process.cmdline);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_alloc)
+{
+	uint32_t depth = (uint32_t)_i;
+	uint8_t mem[512];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_alloc in = fixture_alloc, a;
+
+	in.depth = depth;
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_alloc(&b, &in, fixture_pcs), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN + spool_alloc_size(depth));
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_ALLOC);
+	ck_assert_int_eq(spool_get_alloc(&rec, &a), 0);
+	ck_assert_uint_eq(a.time_ns, in.time_ns);
+	ck_assert_uint_eq(a.tid, in.tid);
+	ck_assert_uint_eq(a.flags, in.flags);
+	ck_assert_uint_eq(a.size, in.size);
+	ck_assert_uint_eq(a.address, in.address);
+	ck_assert_uint_eq(a.weight, in.weight);
+	ck_assert_uint_eq(a.fn, in.fn);
+	ck_assert_uint_eq(a.depth, depth);
+	for (uint32_t i = 0; i < depth; i++)
+		ck_assert_uint_eq(spool_alloc_pc(&a, i), fixture_pcs[i]);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_free)
+{
+	uint8_t mem[128];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_free f;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_free(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_FREE);
+	ck_assert_int_eq(spool_get_free(&rec, &f), 0);
+	ck_assert_uint_eq(f.time_ns, fixture_free.time_ns);
+	ck_assert_uint_eq(f.tid, fixture_free.tid);
+	ck_assert_uint_eq(f.address, fixture_free.address);
+}
+END_TEST
+
+/* Counts of ids beyond those a record holds (a writer that knows fewer
+ * functions) read as 0. */
+START_TEST(spool_roundtrip_call_counts)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_call_counts cc;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_call_counts(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_CALL_COUNTS);
+	ck_assert_int_eq(spool_get_call_counts(&rec, &cc), 0);
+	ck_assert_uint_eq(cc.tid, 4246);
+	ck_assert_uint_eq(cc.n, ARRAY_LEN(fixture_counts));
+	for (uint32_t i = 0; i < ARRAY_LEN(fixture_counts); i++)
+		ck_assert_uint_eq(spool_call_count(&cc, i), fixture_counts[i]);
+	ck_assert_uint_eq(spool_call_count(&cc, ARRAY_LEN(fixture_counts)), 0);
+	ck_assert_uint_eq(spool_call_count(&cc, UINT32_MAX), 0);
 }
 END_TEST
 
@@ -390,6 +590,51 @@ START_TEST(spool_roundtrip_module_unload)
 	ck_assert_uint_eq(m.time_ns, fixture_module_unload.time_ns);
 	ck_assert_uint_eq(m.base, fixture_module_unload.base);
 	assert_str_eq(m.path, fixture_module_unload.path);
+}
+END_TEST
+
+START_TEST(spool_roundtrip_module_image)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_image m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_module_image(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_IMAGE);
+	ck_assert_int_eq(spool_get_module_image(&rec, &m), 0);
+	ck_assert_uint_eq(m.time_ns, fixture_module_image.time_ns);
+	ck_assert_uint_eq(m.base, fixture_module_image.base);
+	ck_assert_uint_eq(m.len, sizeof(fixture_image));
+	ck_assert_mem_eq(m.data, fixture_image, sizeof(fixture_image));
+	/* The image points into the record, not into a copy. */
+	ck_assert_ptr_eq(m.data, rec.payload + 8 + 8 + 4);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+/* An empty image is a valid record (the writer could not read it); the
+ * reader gets a length of 0. */
+START_TEST(spool_roundtrip_module_image_empty)
+{
+	uint8_t mem[64];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_module_image in = { .time_ns = 1, .base = 0x1000 };
+	struct spool_module_image m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_module_image(&b, &in), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN + 8 + 8 + 8 + 4);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_MODULE_IMAGE);
+	ck_assert_int_eq(spool_get_module_image(&rec, &m), 0);
+	ck_assert_uint_eq(m.base, 0x1000);
+	ck_assert_uint_eq(m.len, 0);
 }
 END_TEST
 
@@ -539,6 +784,78 @@ START_TEST(spool_bytes_thread)
 }
 END_TEST
 
+/* An ALLOC with one frame and a FREE, spelled out. */
+static const uint8_t alloc_free_bytes[] = {
+	0x08, 0x00, 0x00, 0x00,                         /* type ALLOC */
+	0x38, 0x00, 0x00, 0x00,                         /* length 56 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* time_ns 2 */
+	0x03, 0x00, 0x00, 0x00,                         /* tid 3 */
+	0x01, 0x01, 0x00, 0x00,                         /* flags */
+	0x30, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* size 48 */
+	0x10, 0x20, 0x30, 0x40, 0x50, 0x00, 0x00, 0x00, /* address */
+	0x18, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, /* weight */
+	0x01, 0x00, 0x00, 0x00,                         /* fn calloc */
+	0x01, 0x00, 0x00, 0x00,                         /* depth 1 */
+	0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00, 0x00, /* pcs[0] */
+	0x09, 0x00, 0x00, 0x00,                         /* type FREE */
+	0x14, 0x00, 0x00, 0x00,                         /* length 20 */
+	0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* time_ns 5 */
+	0x04, 0x00, 0x00, 0x00,                         /* tid 4 */
+	0x10, 0x20, 0x30, 0x40, 0x50, 0x00, 0x00, 0x00, /* address */
+};
+
+START_TEST(spool_bytes_alloc_free)
+{
+	static const uint64_t pc = 0xdeadbeef;
+	uint8_t mem[128];
+	struct spool_buf b;
+	struct spool_alloc a = {
+		.time_ns = 2, .tid = 3,
+		.flags = SPOOL_SAMPLE_TRUNCATED | SPOOL_ALLOC_UNTRACKED,
+		.size = 48, .address = 0x5040302010ull, .weight = 0x80018,
+		.fn = SPOOL_ALLOC_FN_CALLOC, .depth = 1,
+	};
+	struct spool_free f = { .time_ns = 5, .tid = 4,
+				.address = 0x5040302010ull };
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_alloc(&b, &a, &pc), 0);
+	ck_assert_int_eq(spool_put_free(&b, &f), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN + sizeof(alloc_free_bytes));
+	ck_assert_mem_eq(mem + SPOOL_FILE_HEADER_LEN, alloc_free_bytes,
+			 sizeof(alloc_free_bytes));
+}
+END_TEST
+
+/* A MODULE_IMAGE record spelled out: type 7, time, base, bytes. */
+static const uint8_t image_bytes[] = {
+	0x07, 0x00, 0x00, 0x00,                         /* type MODULE_IMAGE */
+	0x17, 0x00, 0x00, 0x00,                         /* length 23 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* time_ns 2 */
+	0x00, 0x10, 0xfc, 0xff, 0xff, 0x7f, 0x00, 0x00, /* base */
+	0x03, 0x00, 0x00, 0x00, 0x7f, 'E', 'L',         /* 3 bytes */
+};
+
+START_TEST(spool_bytes_module_image)
+{
+	static const uint8_t data[3] = { 0x7f, 'E', 'L' };
+	uint8_t mem[64];
+	struct spool_buf b;
+	struct spool_module_image in = {
+		.time_ns = 2,
+		.base = 0x7ffffffc1000ull,
+		.data = data,
+		.len = sizeof(data),
+	};
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_module_image(&b, &in), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN + sizeof(image_bytes));
+	ck_assert_mem_eq(mem + SPOOL_FILE_HEADER_LEN, image_bytes,
+			 sizeof(image_bytes));
+}
+END_TEST
+
 /* ---- truncation: a spool cut at any byte ---- */
 
 /* The spool a killed target leaves: no FOOTER when cut early enough. */
@@ -555,6 +872,9 @@ build_small_spool(uint8_t *mem, size_t cap, size_t *ends, size_t *nends,
 	ends[n++] = b.len;
 	ck_assert_int_eq(put_module_load(&b), 0);
 	types[n] = SPOOL_REC_MODULE_LOAD;
+	ends[n++] = b.len;
+	ck_assert_int_eq(put_module_image(&b), 0);
+	types[n] = SPOOL_REC_MODULE_IMAGE;
 	ends[n++] = b.len;
 	ck_assert_int_eq(put_thread(&b), 0);
 	types[n] = SPOOL_REC_THREAD;
@@ -793,7 +1113,8 @@ START_TEST(spool_newer_minor_accepted)
 }
 END_TEST
 
-/* Every typed decoder rejects every payload shorter than its fields. */
+/* Every typed decoder rejects every payload shorter than its fields, and
+ * accepts one without the fields later versions appended. */
 START_TEST(spool_short_payload)
 {
 	const struct rec_case *rc = &rec_cases[_i];
@@ -805,7 +1126,9 @@ START_TEST(spool_short_payload)
 	encode_one(rc, mem, sizeof(mem), &b, rec);
 	full = rec[0].len;
 	ck_assert_int_eq(rc->get(&rec[0]), 0);
-	for (uint32_t len = 0; len < full; len++) {
+	rec[0].len = full - rc->optional;
+	ck_assert_int_eq(rc->get(&rec[0]), 0);
+	for (uint32_t len = 0; len < full - rc->optional; len++) {
 		rec[0].len = len;
 		ck_assert_msg(rc->get(&rec[0]) == -EBADMSG,
 			      "%s: %u of %u payload bytes accepted", rc->name,
@@ -835,8 +1158,16 @@ static const struct {
 	{ "sample depth +1", 4, 24, 4 + 1 },
 	{ "sample depth huge", 4, 24, UINT32_MAX },
 	{ "sample depth 2^29", 4, 24, 0x20000000 },
-	{ "footer drop count", 5, 36, 5 + 1 },
+	{ "footer drop count", 5, 36, SPOOL_DROP_MAX_ - 1 + 1 },
 	{ "footer drop count huge", 5, 36, UINT32_MAX },
+	{ "image length +1", 6, 16, sizeof(fixture_image) + 1 },
+	{ "image length huge", 6, 16, UINT32_MAX },
+	{ "alloc depth +1", 7, 44, 4 + 1 },
+	{ "alloc depth huge", 7, 44, UINT32_MAX },
+	{ "alloc depth 2^29", 7, 44, 0x20000000 },
+	{ "call counts +1", 9, 4, ARRAY_LEN(fixture_counts) + 1 },
+	{ "call counts huge", 9, 4, UINT32_MAX },
+	{ "call counts 2^29", 9, 4, 0x20000000 },
 };
 
 START_TEST(spool_lying_count)
@@ -998,6 +1329,11 @@ START_TEST(spool_put_too_long)
 			 -EINVAL);
 	s.depth = SPOOL_REC_MAX_LEN / 8;
 	ck_assert_int_eq(spool_put_sample(&b, &s, fixture_pcs), -ENOSPC);
+	struct spool_module_image im = fixture_module_image;
+	im.len = huge;
+	ck_assert_int_eq(spool_put_module_image(&b, &im), -ENOSPC);
+	im.len = UINT32_MAX - 8;
+	ck_assert_int_eq(spool_put_module_image(&b, &im), -ENOSPC);
 	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN);
 	for (size_t i = SPOOL_FILE_HEADER_LEN; i < sizeof(mem); i++)
 		ck_assert_uint_eq(mem[i], 0xaa);
@@ -1021,6 +1357,16 @@ START_TEST(spool_names)
 	ck_assert_str_eq(spool_drop_name(0), "unknown");
 	ck_assert_str_eq(spool_drop_name(SPOOL_DROP_MAX_), "unknown");
 	ck_assert_str_eq(spool_drop_name(UINT32_MAX), "unknown");
+	ck_assert_str_eq(spool_alloc_fn_name(SPOOL_ALLOC_FN_MALLOC), "malloc");
+	ck_assert_str_eq(spool_alloc_fn_name(SPOOL_ALLOC_FN_FREE), "free");
+	ck_assert_str_eq(spool_alloc_fn_name(SPOOL_ALLOC_FN_DALLOCX),
+			 "dallocx");
+	ck_assert_str_eq(spool_alloc_fn_name(SPOOL_ALLOC_FN_OPERATOR_DELETE),
+			 "operator delete");
+	ck_assert_str_eq(spool_alloc_fn_name(SPOOL_ALLOC_FN_MAX_), "unknown");
+	ck_assert_str_eq(spool_alloc_fn_name(UINT32_MAX), "unknown");
+	for (uint32_t i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
+		ck_assert_str_ne(spool_alloc_fn_name(i), "unknown");
 }
 END_TEST
 
@@ -1041,11 +1387,20 @@ spool_suite(void)
 	tcase_add_loop_test(tc, spool_roundtrip_sample, 0,
 			    ARRAY_LEN(sample_depths));
 	tcase_add_test(tc, spool_roundtrip_footer);
+	tcase_add_test(tc, spool_roundtrip_module_image);
+	tcase_add_test(tc, spool_roundtrip_module_image_empty);
+	tcase_add_test(tc, spool_process_older_formats);
+	tcase_add_loop_test(tc, spool_roundtrip_alloc, 0,
+			    ARRAY_LEN(fixture_pcs) + 1);
+	tcase_add_test(tc, spool_roundtrip_free);
+	tcase_add_test(tc, spool_roundtrip_call_counts);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bytes");
 	tcase_add_test(tc, spool_bytes_file_header);
 	tcase_add_test(tc, spool_bytes_thread);
+	tcase_add_test(tc, spool_bytes_module_image);
+	tcase_add_test(tc, spool_bytes_alloc_free);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reader");
