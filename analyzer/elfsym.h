@@ -2,13 +2,13 @@
  * elfsym: the function symbols of one ELF file, for address lookup.
  *
  * A table is read once per file: .symtab when the file has function
- * symbols there, else the separate debug file found by build-id under a
- * debug root (as gdb does: ROOT/.build-id/xx/yyyy.debug), else .dynsym.
- * Only STT_FUNC and STT_GNU_IFUNC symbols that are defined in the file
- * count. Aliases (several symbols at one address) collapse to one name,
- * chosen deterministically: global before weak before local, then the
- * shorter name, then the lexicographically smaller one; the alias group
- * covers the largest size any of its members declares.
+ * symbols there, else the .symtab of its separate debug file (found by
+ * build-id or .gnu_debuglink, see debuginfo.h), else .dynsym. Only
+ * STT_FUNC and STT_GNU_IFUNC symbols that are defined in the file count.
+ * Aliases (several symbols at one address) collapse to one name, chosen
+ * deterministically: global before weak before local, then the shorter
+ * name, then the lexicographically smaller one; the alias group covers
+ * the largest size any of its members declares.
  *
  * Lookup is exact about sizes: an address belongs to a symbol only when
  * addr <= a < addr + size. A symbol of size 0 (hand-written assembly
@@ -16,15 +16,19 @@
  * next symbol would silently charge unrelated code to it. Addresses no
  * symbol covers are left for the caller to show as module+offset.
  *
- * Nothing in a file can crash the reader: every libelf call is checked,
- * and a file that is unreadable, not ELF, corrupt, changed since it was
- * profiled (build-id differs) or without symbols gives NULL and a reason.
+ * Nothing in a file can crash the reader (elffile.h checks it first): a
+ * file that is missing, unreadable, not ELF, corrupt, without .text,
+ * changed since it was profiled (build-id differs) or without symbols
+ * gives NULL and a reason.
  */
 #ifndef PROFANALYZE_ELFSYM_H
 #define PROFANALYZE_ELFSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "elffile.h"
 
 struct elfsym_sym {
 	uint64_t addr; /* ELF virtual address (st_value) */
@@ -34,22 +38,31 @@ struct elfsym_sym {
 
 struct elfsym_opts {
 	/* The build-id recorded when the file was profiled, or len 0 when
-	 * unknown: a file whose own build-id differs is refused. */
+	 * unknown: a file whose own build-id differs (or that has none) is
+	 * refused. */
 	const uint8_t *build_id;
 	size_t build_id_len;
 	/* Root of separate debug files ("/usr/lib/debug"), or NULL. */
 	const char *debug_root;
+	/* Also find the file that holds the module's DWARF (for lines). */
+	bool want_dwarf;
 };
 
 struct elfsym;
 
 /* Reads the function symbols of path. Returns a table the caller frees
- * with elfsym_free(), or NULL with a short reason ("not an ELF file",
- * "No such file or directory", ...) written to why (always
- * NUL-terminated, truncated to whylen). opts may be NULL. */
+ * with elfsym_free(), or NULL with why set (why->text is a short phrase:
+ * "not an ELF file", "No such file or directory", ...). opts may be
+ * NULL. */
 struct elfsym *
-elfsym_load(const char *path, const struct elfsym_opts *opts, char *why,
-	    size_t whylen);
+elfsym_load(const char *path, const struct elfsym_opts *opts,
+	    struct elffile_why *why);
+
+/* The same for the image of an ELF file in memory (len bytes, copied
+ * while reading; the vdso). */
+struct elfsym *
+elfsym_load_image(const void *data, size_t len,
+		  const struct elfsym_opts *opts, struct elffile_why *why);
 
 void
 elfsym_free(struct elfsym *t);
@@ -71,5 +84,16 @@ elfsym_get(const struct elfsym *t, size_t i);
  * separate debug file. Lives as long as the table. */
 const char *
 elfsym_source(const struct elfsym *t);
+
+/* With opts.want_dwarf: the file holding the module's DWARF (the file
+ * itself or its separate debug file), or NULL when there is none. Lives
+ * as long as the table. */
+const char *
+elfsym_dwarf_path(const struct elfsym *t);
+
+/* A warning about something the load passed over (a separate debug file
+ * that did not match), or NULL. Lives as long as the table. */
+const char *
+elfsym_note(const struct elfsym *t);
 
 #endif

@@ -2,12 +2,20 @@
  * hmap: linear probing over power-of-two tables, grown at 50% load so
  * probe sequences stay short. Keys are mixed with a 64-bit finalizer
  * because PCs and packed ids share their low bits a lot.
+ *
+ * A slot holds its key and value side by side, so a probe touches one
+ * cache line: the maps grow to millions of entries (one per distinct PC
+ * or call path), and separate key, value and "used" arrays cost three
+ * cache misses per lookup there. Free slots hold a reserved key; that key
+ * itself, should it be stored, lives beside the table.
  */
 #include "hmap.h"
 
 #include <stdlib.h>
 
 #include "xmalloc.h"
+
+#define HMAP_EMPTY_ UINT64_MAX
 
 static uint64_t
 mix(uint64_t k)
@@ -24,29 +32,27 @@ mix(uint64_t k)
 void
 hmap_init(struct hmap *m)
 {
-	m->keys = NULL;
-	m->vals = NULL;
-	m->used = NULL;
+	m->slots = NULL;
 	m->cap = 0;
 	m->count = 0;
+	m->has_empty_key = false;
+	m->empty_key_val = 0;
 }
 
 void
 hmap_free(struct hmap *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	hmap_init(m);
 }
 
-/* Slot of key, or of the empty slot where it would go. */
+/* Slot of key (not HMAP_EMPTY_), or of the free slot where it would go. */
 static size_t
-find_slot(const struct hmap *m, uint64_t key)
+find_slot(const struct hmap_entry *slots, size_t cap, uint64_t key)
 {
-	size_t mask = m->cap - 1;
+	size_t mask = cap - 1;
 	size_t i = mix(key) & mask;
-	while (m->used[i] && m->keys[i] != key)
+	while (slots[i].key != key && slots[i].key != HMAP_EMPTY_)
 		i = (i + 1) & mask;
 	return i;
 }
@@ -54,47 +60,70 @@ find_slot(const struct hmap *m, uint64_t key)
 bool
 hmap_get(const struct hmap *m, uint64_t key, uint64_t *val)
 {
-	if (m->count == 0)
+	if (key == HMAP_EMPTY_) {
+		if (m->has_empty_key)
+			*val = m->empty_key_val;
+		return m->has_empty_key;
+	}
+	if (m->cap == 0)
 		return false;
-	size_t i = find_slot(m, key);
-	if (!m->used[i])
+	size_t i = find_slot(m->slots, m->cap, key);
+	if (m->slots[i].key == HMAP_EMPTY_)
 		return false;
-	*val = m->vals[i];
+	*val = m->slots[i].val;
 	return true;
+}
+
+static struct hmap_entry *
+new_slots(size_t cap)
+{
+	struct hmap_entry *s = xreallocarray(NULL, cap, sizeof(*s));
+	for (size_t i = 0; i < cap; i++)
+		s[i].key = HMAP_EMPTY_;
+	return s;
 }
 
 static void
 rehash(struct hmap *m, size_t ncap)
 {
-	struct hmap n = {
-		.keys = xcalloc(ncap, sizeof(uint64_t)),
-		.vals = xcalloc(ncap, sizeof(uint64_t)),
-		.used = xcalloc(ncap, 1),
-		.cap = ncap,
-		.count = m->count,
-	};
+	struct hmap_entry *n = new_slots(ncap);
 	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
+		if (m->slots[i].key == HMAP_EMPTY_)
 			continue;
-		size_t j = find_slot(&n, m->keys[i]);
-		n.used[j] = 1;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
+		n[find_slot(n, ncap, m->slots[i].key)] = m->slots[i];
 	}
-	hmap_free(m);
-	*m = n;
+	free(m->slots);
+	m->slots = n;
+	m->cap = ncap;
+}
+
+uint64_t *
+hmap_ref(struct hmap *m, uint64_t key, bool *found)
+{
+	if (key == HMAP_EMPTY_) {
+		*found = m->has_empty_key;
+		if (!m->has_empty_key) {
+			m->count++;
+			m->has_empty_key = true;
+			m->empty_key_val = 0;
+		}
+		return &m->empty_key_val;
+	}
+	if ((m->count + 1) * 2 > m->cap)
+		rehash(m, m->cap ? m->cap * 2 : 16);
+	size_t i = find_slot(m->slots, m->cap, key);
+	*found = m->slots[i].key != HMAP_EMPTY_;
+	if (!*found) {
+		m->slots[i].key = key;
+		m->slots[i].val = 0;
+		m->count++;
+	}
+	return &m->slots[i].val;
 }
 
 void
 hmap_put(struct hmap *m, uint64_t key, uint64_t val)
 {
-	if ((m->count + 1) * 2 > m->cap)
-		rehash(m, m->cap ? m->cap * 2 : 16);
-	size_t i = find_slot(m, key);
-	if (!m->used[i]) {
-		m->used[i] = 1;
-		m->keys[i] = key;
-		m->count++;
-	}
-	m->vals[i] = val;
+	bool found;
+	*hmap_ref(m, key, &found) = val;
 }

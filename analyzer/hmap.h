@@ -11,12 +11,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hmap_entry {
+	uint64_t key; /* HMAP_EMPTY_ in a free slot */
+	uint64_t val;
+};
+
 struct hmap {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
+	struct hmap_entry *slots;
 	size_t cap;   /* a power of two, or 0 before the first insert */
-	size_t count;
+	size_t count; /* keys stored, the side slot's included */
+	/* The key that marks free slots cannot live in the table: */
+	bool has_empty_key;
+	uint64_t empty_key_val;
 };
 
 /* An empty map; a zeroed struct hmap is also valid. */
@@ -33,5 +39,11 @@ hmap_get(const struct hmap *m, uint64_t key, uint64_t *val);
 /* Inserts or replaces. */
 void
 hmap_put(struct hmap *m, uint64_t key, uint64_t val);
+
+/* The value of key, inserted (with value 0) when absent; *found says
+ * which. One probe where hmap_get then hmap_put take two. The pointer is
+ * valid until the next insertion into m. */
+uint64_t *
+hmap_ref(struct hmap *m, uint64_t key, bool *found);
 
 #endif

@@ -61,6 +61,8 @@ intern_file(struct modmap *m, const char *path, size_t len,
 	f->path = xstrndup(path, len);
 	f->build_id = NULL;
 	f->build_id_len = 0;
+	f->image = NULL;
+	f->image_len = 0;
 	if (build_id_len) {
 		f->build_id = xmalloc(build_id_len);
 		memcpy(f->build_id, build_id, build_id_len);
@@ -106,6 +108,40 @@ modmap_unload(struct modmap *m, const char *path, size_t path_len,
 	return false;
 }
 
+/* How far t lies outside [load, unload): 0 when inside. */
+static uint64_t
+time_distance(const struct modmap_instance *in, uint64_t t)
+{
+	if (t < in->load_ns)
+		return in->load_ns - t;
+	if (t >= in->unload_ns)
+		return t - in->unload_ns + 1;
+	return 0;
+}
+
+bool
+modmap_add_image(struct modmap *m, uint64_t base, uint64_t time_ns,
+		 const uint8_t *image, size_t len)
+{
+	long best = -1;
+	uint64_t best_dist = UINT64_MAX;
+	for (size_t i = 0; i < m->ninst; i++) {
+		uint64_t d = time_distance(&m->inst[i], time_ns);
+		if (m->inst[i].base == base && d <= best_dist) {
+			best = (long)i;
+			best_dist = d;
+		}
+	}
+	if (best < 0)
+		return false;
+	struct modmap_file *f = &m->files[m->inst[best].file];
+	if (!f->image) {
+		f->image = image;
+		f->image_len = len;
+	}
+	return true;
+}
+
 static int
 cmp_range(const void *pa, const void *pb)
 {
@@ -149,17 +185,6 @@ modmap_seal(struct modmap *m)
 			max_end = m->ranges[i].end;
 		m->ranges[i].max_end = max_end;
 	}
-}
-
-/* How far t lies outside [load, unload): 0 when inside. */
-static uint64_t
-time_distance(const struct modmap_instance *in, uint64_t t)
-{
-	if (t < in->load_ns)
-		return in->load_ns - t;
-	if (t >= in->unload_ns)
-		return t - in->unload_ns + 1;
-	return 0;
 }
 
 long

@@ -31,6 +31,11 @@ struct modmap_file {
 	char *path;
 	uint8_t *build_id; /* NULL when the spool recorded none */
 	size_t build_id_len;
+	/* The module's image from a MODULE_IMAGE record (the vdso), or
+	 * NULL. Borrowed: it points into the spool, which must outlive the
+	 * map's users. */
+	const uint8_t *image;
+	size_t image_len;
 };
 
 struct modmap_segment {
@@ -78,6 +83,14 @@ modmap_load(struct modmap *m, const char *path, size_t path_len,
 bool
 modmap_unload(struct modmap *m, const char *path, size_t path_len,
 	      uint64_t base, uint64_t unload_ns);
+
+/* Gives the image of len bytes (borrowed) to the file of the instance
+ * loaded at base that was live at time_ns, or else the one nearest in
+ * time. A file keeps the first image it gets. Returns false when no
+ * instance was loaded at base. */
+bool
+modmap_add_image(struct modmap *m, uint64_t base, uint64_t time_ns,
+		 const uint8_t *image, size_t len);
 
 /* Builds the lookup index. Call after the last load/unload and before
  * modmap_lookup(); loading more afterwards needs another seal. */

@@ -6,47 +6,70 @@
  * (module file, offset) for unnamed code, kept in one map per file with
  * the unnamed keys tagged by the top bit. Two instances of one file (a
  * library loaded, unloaded and loaded again elsewhere) therefore share
- * their functions, as they should.
+ * their functions, as they should. With lines, named code is identified
+ * by (symbol address, source file, line) instead, in a second map keyed
+ * by a hash of the three and checked against them.
  */
 #include "resolve.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "diag.h"
 #include "elfsym.h"
 #include "hmap.h"
+#include "srcline.h"
 #include "xmalloc.h"
 
 #define UNNAMED_KEY (1ull << 63)
 
+/* One function of a file split by line (see the top of the file). */
+struct linefunc {
+	uint64_t sym;
+	const char *file; /* owned by the file's srcline */
+	unsigned line;
+	uint32_t func;
+};
+
 struct rfile {
 	bool opened;
 	const char *path;    /* the file read: the module's, or the exe */
-	bool no_file;        /* [vdso] and such: nothing to read */
+	bool no_file;        /* [vdso] without image and such: nothing read */
+	bool gone;           /* the file no longer exists */
 	struct elfsym *syms; /* NULL when unusable */
+	struct srcline *lines;
 	uint32_t pmodule;    /* profile module index */
 	struct hmap funcs;   /* symbol address or offset|UNNAMED_KEY -> func */
+	struct hmap line_index; /* hash -> index into linefuncs */
+	struct linefunc *linefuncs;
+	size_t nlinefuncs, linefuncs_cap;
 };
 
 struct resolver {
 	const struct modmap *map;
 	struct profile *prof;
-	const char *debug_root;
+	struct resolve_opts opts;
 	struct rfile *files;     /* parallel to map->files */
 	struct hmap *pc_cache;   /* 2 per instance: [2i] leaf, [2i+1] return */
 	struct hmap no_module;   /* pc -> func for PCs in no module */
+	/* Files without DWARF (with lines): one warning names them all,
+	 * since most system libraries have none. */
+	const char **no_dwarf;
+	size_t nno_dwarf, no_dwarf_cap;
 };
 
 struct resolver *
 resolver_new(const struct modmap *m, struct profile *p,
-	     const char *debug_root)
+	     const struct resolve_opts *opts)
 {
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->map = m;
 	r->prof = p;
-	r->debug_root = debug_root;
+	if (opts)
+		r->opts = *opts;
 	r->files = xcalloc(m->nfiles, sizeof(*r->files));
 	r->pc_cache = xcalloc(2 * m->ninst, sizeof(*r->pc_cache));
 	return r;
@@ -58,12 +81,17 @@ resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->map->nfiles; i++) {
-		elfsym_free(r->files[i].syms);
-		hmap_free(&r->files[i].funcs);
+		struct rfile *f = &r->files[i];
+		elfsym_free(f->syms);
+		srcline_free(f->lines);
+		hmap_free(&f->funcs);
+		hmap_free(&f->line_index);
+		free(f->linefuncs);
 	}
 	for (size_t i = 0; i < 2 * r->map->ninst; i++)
 		hmap_free(&r->pc_cache[i]);
 	hmap_free(&r->no_module);
+	free(r->no_dwarf);
 	free(r->files);
 	free(r->pc_cache);
 	free(r);
@@ -86,6 +114,25 @@ display_base(const char *path)
 	return path[0] == '[' ? path : base_name(path);
 }
 
+/* The form unnamed frames of f take, for the warning. */
+static char *
+unnamed_form(const struct rfile *f)
+{
+	if (f->gone)
+		return xasprintf("<unloaded %s+0xOFFSET>", display_base(f->path));
+	return xasprintf("%s+0xOFFSET", display_base(f->path));
+}
+
+static void
+warn_file(const struct rfile *f, const char *what, const char *consequence)
+{
+	char *form = unnamed_form(f);
+	diag_warn("%s: %s; %s%s", f->path[0] ? f->path : "[anon]", what,
+		  consequence ? consequence : "its frames show as ",
+		  consequence ? "" : form);
+	free(form);
+}
+
 /* The spool format lets a writer leave the executable's path empty; so
  * may be the vdso's. An empty-path module whose build-id is the one of
  * the process's executable is the executable; anything else stays a
@@ -95,10 +142,55 @@ load_exe_for_empty_path(struct resolver *r, const struct modmap_file *mf,
 			const struct elfsym_opts *o)
 {
 	const char *exe = r->prof->hdr.exe;
-	char why[256];
+	struct elffile_why why;
 	if (!exe || exe[0] != '/' || !mf->build_id_len)
 		return NULL;
-	return elfsym_load(exe, o, why, sizeof(why));
+	return elfsym_load(exe, o, &why);
+}
+
+static void
+open_lines(struct resolver *r, struct rfile *f)
+{
+	const char *dw = elfsym_dwarf_path(f->syms);
+	char why[256];
+
+	if (!dw) {
+		xgrow(&r->no_dwarf, &r->no_dwarf_cap, r->nno_dwarf + 1,
+		      sizeof(*r->no_dwarf));
+		r->no_dwarf[r->nno_dwarf++] = f->path;
+		return;
+	}
+	f->lines = srcline_open(dw, why, sizeof(why));
+	if (!f->lines) {
+		char *what = xasprintf("no line information (%s: %s)", dw, why);
+		warn_file(f, what, "its frames show function names only");
+		free(what);
+	}
+}
+
+/* Reads the symbols of a file: from the spool's image of it, or from the
+ * file at its path. */
+static void
+load_file(struct resolver *r, struct rfile *f, const struct modmap_file *mf,
+	  const struct elfsym_opts *o)
+{
+	struct elffile_why why;
+
+	if (mf->image)
+		f->syms = elfsym_load_image(mf->image, mf->image_len, o, &why);
+	else
+		f->syms = elfsym_load(f->path, o, &why);
+	if (!f->syms) {
+		f->gone = why.fail == ELFFILE_GONE;
+		warn_file(f, why.text, NULL);
+		return;
+	}
+	if (elfsym_note(f->syms))
+		diag_warn("%s: %s", f->path, elfsym_note(f->syms));
+	/* An image (the vdso) has DWARF only when a debug file was found
+	 * for it by build-id; it is not listed as lacking it otherwise. */
+	if (r->opts.lines && (!mf->image || elfsym_dwarf_path(f->syms)))
+		open_lines(r, f);
 }
 
 static struct rfile *
@@ -109,9 +201,9 @@ open_file(struct resolver *r, uint32_t idx)
 	struct elfsym_opts o = {
 		.build_id = mf->build_id,
 		.build_id_len = mf->build_id_len,
-		.debug_root = r->debug_root,
+		.debug_root = r->opts.debug_root,
+		.want_dwarf = r->opts.lines,
 	};
-	char why[256];
 
 	if (f->opened)
 		return f;
@@ -120,25 +212,107 @@ open_file(struct resolver *r, uint32_t idx)
 	if (!mf->path[0] && (f->syms = load_exe_for_empty_path(r, mf, &o)))
 		f->path = r->prof->hdr.exe;
 	f->pmodule = profile_module(r->prof, f->path);
-	f->no_file = f->path[0] == '\0' || f->path[0] == '[';
-	if (f->no_file || f->syms)
-		return f;
-	f->syms = elfsym_load(f->path, &o, why, sizeof(why));
-	if (!f->syms)
-		diag_warn("%s: %s; its frames show as %s+0xOFFSET", f->path,
-			  why, display_base(f->path));
+	f->no_file = !mf->image && (f->path[0] == '\0' || f->path[0] == '[');
+	if (f->syms && r->opts.lines)
+		open_lines(r, f);
+	else if (!f->no_file && !f->syms)
+		load_file(r, f, mf, &o);
 	return f;
+}
+
+static uint32_t
+add_func(struct resolver *r, struct rfile *f, const char *name,
+	 uint64_t addr, uint32_t flags)
+{
+	char *nice = flags || r->opts.no_demangle ? NULL : demangle_name(name);
+	uint32_t fn = profile_add_func(r->prof, f->pmodule, nice ? nice : name,
+				       addr, flags);
+	free(nice);
+	return fn;
 }
 
 static uint32_t
 file_func(struct resolver *r, struct rfile *f, uint64_t key, const char *name,
 	  uint64_t addr, uint32_t flags)
 {
-	uint64_t id;
-	if (hmap_get(&f->funcs, key, &id))
-		return (uint32_t)id;
-	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, addr, flags);
-	hmap_put(&f->funcs, key, fn);
+	bool found;
+	uint64_t *id = hmap_ref(&f->funcs, key, &found);
+	if (!found)
+		*id = add_func(r, f, name, addr, flags);
+	return (uint32_t)*id;
+}
+
+/* "libx.so+0x1f0" or "<unloaded libx.so+0x1f0>" into buf. Written by
+ * hand: with many unnamed addresses, printf is a good part of the time. */
+static void
+unnamed_name(char *buf, size_t len, const char *base, uint64_t off, bool gone)
+{
+	char hex[17];
+	int n = 0;
+	do {
+		hex[n++] = "0123456789abcdef"[off & 0xf];
+		off >>= 4;
+	} while (off);
+	static const char open[] = "<unloaded ";
+	size_t bl = strlen(base);
+	if (bl > len - 40)
+		bl = len - 40; /* room for "<unloaded ", "+0x1234...", ">" */
+	char *p = buf;
+	if (gone) {
+		memcpy(p, open, sizeof(open) - 1);
+		p += sizeof(open) - 1;
+	}
+	memcpy(p, base, bl);
+	p += bl;
+	memcpy(p, "+0x", 3);
+	p += 3;
+	while (n)
+		*p++ = hex[--n];
+	if (gone)
+		*p++ = '>';
+	*p = '\0';
+}
+
+static uint64_t
+line_hash(uint64_t sym, const char *file, unsigned line)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ sym ^ ((uint64_t)line << 40);
+	for (const char *c = file; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return h;
+}
+
+/* The function "name (file:line)" of symbol s, made once per file, line
+ * and symbol. Colliding hashes probe the next key. */
+static uint32_t
+line_func(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
+	  const char *file, unsigned line)
+{
+	uint64_t idx;
+	for (uint64_t h = line_hash(s->addr, file, line);; h++) {
+		if (!hmap_get(&f->line_index, h, &idx))
+			break;
+		const struct linefunc *lf = &f->linefuncs[idx];
+		if (lf->sym == s->addr && lf->line == line &&
+		    strcmp(lf->file, file) == 0)
+			return lf->func;
+	}
+	char *raw = r->opts.no_demangle ? NULL : demangle_name(s->name);
+	char *name = xasprintf("%s (%s:%u)", raw ? raw : s->name,
+			       base_name(file), line);
+	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, s->addr, 0);
+	profile_func_set_source(r->prof, fn, file, line);
+	free(name);
+	free(raw);
+	xgrow(&f->linefuncs, &f->linefuncs_cap, f->nlinefuncs + 1,
+	      sizeof(*f->linefuncs));
+	f->linefuncs[f->nlinefuncs] = (struct linefunc){
+		.sym = s->addr, .file = file, .line = line, .func = fn,
+	};
+	uint64_t h = line_hash(s->addr, file, line);
+	while (hmap_get(&f->line_index, h, &idx))
+		h++;
+	hmap_put(&f->line_index, h, f->nlinefuncs++);
 	return fn;
 }
 
@@ -149,18 +323,27 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 	const struct modmap_instance *in = &r->map->inst[ii];
 	struct rfile *f = open_file(r, in->file);
 	if (f->syms) {
-		const struct elfsym_sym *s =
-			elfsym_lookup(f->syms, addr - in->base);
+		uint64_t elf_addr = addr - in->base;
+		const struct elfsym_sym *s = elfsym_lookup(f->syms, elf_addr);
+		const char *file;
+		unsigned line;
+		if (s && f->lines &&
+		    srcline_lookup(f->lines, elf_addr, &file, &line))
+			return line_func(r, f, s, file, line);
 		if (s)
 			return file_func(r, f, s->addr, s->name, s->addr, 0);
 	}
 	uint64_t off = pc - in->base;
-	char *name = xasprintf("%s+0x%llx", display_base(f->path),
-			       (unsigned long long)off);
-	uint32_t fn = file_func(r, f, off | UNNAMED_KEY, name, off,
-				PROFILE_FUNC_UNNAMED);
-	free(name);
-	return fn;
+	bool found;
+	uint64_t *id = hmap_ref(&f->funcs, off | UNNAMED_KEY, &found);
+	if (!found) {
+		char name[PATH_MAX + 32];
+		unnamed_name(name, sizeof(name), display_base(f->path), off,
+			     f->gone);
+		*id = profile_add_func(r->prof, f->pmodule, name, off,
+				       PROFILE_FUNC_UNNAMED);
+	}
+	return (uint32_t)*id;
 }
 
 static uint32_t
@@ -177,6 +360,28 @@ resolve_no_module(struct resolver *r, uint64_t pc)
 	return fn;
 }
 
+#define NO_DWARF_LISTED 8
+
+void
+resolver_finish(struct resolver *r)
+{
+	size_t n = r->nno_dwarf;
+	if (!n)
+		return;
+	char *list = xstrdup("");
+	for (size_t i = 0; i < n && i < NO_DWARF_LISTED; i++) {
+		char *l = xasprintf("%s%s%s", list, i ? ", " : "",
+				    base_name(r->no_dwarf[i]));
+		free(list);
+		list = l;
+	}
+	diag_warn("no line information (no DWARF) in %zu module%s: %s%s; "
+		  "%s frames show function names only", n, n == 1 ? "" : "s",
+		  list, n > NO_DWARF_LISTED ? ", and others" : "",
+		  n == 1 ? "its" : "their");
+	free(list);
+}
+
 uint32_t
 resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
 {
@@ -185,10 +390,10 @@ resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
 	if (ii < 0)
 		return resolve_no_module(r, pc);
 	struct hmap *cache = &r->pc_cache[2 * ii + (is_return ? 1 : 0)];
-	uint64_t id;
-	if (hmap_get(cache, pc, &id))
-		return (uint32_t)id;
-	uint32_t fn = resolve_in_module(r, ii, pc, addr);
-	hmap_put(cache, pc, fn);
-	return fn;
+	bool found;
+	uint64_t *id = hmap_ref(cache, pc, &found);
+	/* resolve_in_module() touches other maps only: id stays valid. */
+	if (!found)
+		*id = resolve_in_module(r, ii, pc, addr);
+	return (uint32_t)*id;
 }

@@ -8,14 +8,22 @@
  * interrupted one) are looked up at pc - 1: the return address itself
  * may already be the first byte of the next function.
  *
+ * Named functions carry their demangled C++ name unless told otherwise.
+ * With lines, a function is split by source line: "name (file.c:12)",
+ * one profile function per (symbol, file, line), as gprof -l does.
+ *
  * What cannot be named is still a function of the profile, flagged
  * PROFILE_FUNC_UNNAMED: "libx.so+0x1234" (one per distinct offset, the
  * ELF address pc - base) for a module without usable symbols or an
- * address no symbol covers, "[vdso]+0x..." for modules without a file
- * ("[...]" paths, "[anon]" for an empty one, unless its build-id shows
- * it is the executable the process record names), "0x7f..." for a PC in
- * no module at all. A module file that cannot give symbols is reported
- * once, as a warning on stderr, when its first PC is resolved.
+ * address no symbol covers; "<unloaded libx.so+0x1234>" when the module's
+ * file is gone (a library deleted or replaced since the run); "[vdso]+0x..."
+ * for modules without a file ("[...]" paths, "[anon]" for an empty one,
+ * unless its build-id shows it is the executable the process record
+ * names) and without an image in the spool; "0x7f..." for a PC in no
+ * module at all. A module file that cannot give symbols (or whose DWARF
+ * cannot be read, when lines are asked for) is reported once, as a
+ * warning on stderr, when its first PC is resolved; modules without
+ * DWARF at all are named together in one warning by resolver_finish().
  */
 #ifndef PROFANALYZE_RESOLVE_H
 #define PROFANALYZE_RESOLVE_H
@@ -26,14 +34,29 @@
 #include "modmap.h"
 #include "profile.h"
 
+/* A zeroed struct is the default: no debug root, demangled names, no
+ * lines. */
+struct resolve_opts {
+	/* Root of separate debug files (found by build-id or
+	 * .gnu_debuglink), or NULL for none. */
+	const char *debug_root;
+	bool no_demangle; /* keep C++ names as the symbol table has them */
+	bool lines;       /* split functions by source line (DWARF) */
+};
+
 struct resolver;
 
 /* A resolver adding functions to p for PCs placed by the sealed map m.
- * Both must outlive it. debug_root is where separate debug files are
- * looked up by build-id (NULL: not at all). */
+ * Both must outlive it, and so must the images the map borrows. opts is
+ * copied (the debug_root string is borrowed); NULL means defaults. */
 struct resolver *
 resolver_new(const struct modmap *m, struct profile *p,
-	     const char *debug_root);
+	     const struct resolve_opts *opts);
+
+/* Prints the warnings that sum up the whole resolution (modules without
+ * line information, with lines). Call after the last resolver_pc(). */
+void
+resolver_finish(struct resolver *r);
 
 void
 resolver_free(struct resolver *r);

@@ -1,13 +1,15 @@
 /*
- * Unit tests of analyzer/elfsym.c against the fixture libraries built in
- * tests/ (golden/fixture.c): the layout its assembly pins down (sizes,
- * gaps, size-0 symbols, alias groups), the .dynsym fallback of a stripped
- * copy, the debug file found by build-id, and files that must give a
- * reason instead of a crash: missing, not ELF, without .text, cut short,
- * and copies with random bytes overwritten.
+ * Unit tests of analyzer/elfsym.c (and elffile.c, debuginfo.c under it)
+ * against the fixtures built in tests/ (golden/fixture*.c): the layout the
+ * fixture's assembly pins down (sizes, gaps, size-0 symbols, alias
+ * groups), the .dynsym fallback of a stripped copy, separate debug files
+ * found by build-id and by .gnu_debuglink (CRC included), images in
+ * memory (the vdso), and files that must give a reason instead of a
+ * crash: missing, not ELF, without .text or section headers, cut short,
+ * damaged in known ways (tests/elfmangle.c) and with random bytes
+ * overwritten. Each reason's wording is asserted.
  *
- * Arguments (from meson): libfixture.so libfixture2.so
- * libfixture-stripped.so libfixture-notext.so libfixture-cut.so
+ * The fixtures are found under $PROFRUN_BUILD_ROOT/tests.
  */
 #include "elfsym.h"
 
@@ -18,18 +20,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *fixture, *fixture_stripped, *fixture_notext, *fixture_cut;
+static const char *build_root;
 static char tmpdir[] = "/tmp/test-elfsym-XXXXXX";
+
+/* $PROFRUN_BUILD_ROOT/tests/name, in a static buffer per call slot. */
+static const char *
+fx(const char *name)
+{
+	static char bufs[4][4096];
+	static int next;
+	char *b = bufs[next++ % 4];
+	snprintf(b, sizeof(bufs[0]), "%s/tests/%s", build_root, name);
+	return b;
+}
+
+#define fixture fx("libfixture.so")
+#define fixture_stripped fx("libfixture-stripped.so")
+#define fixture_notext fx("libfixture-notext.so")
+#define fixture_cut fx("libfixture-cut.so")
 
 static struct elfsym *
 load_ok(const char *path, const struct elfsym_opts *o)
 {
-	char why[256];
-	struct elfsym *t = elfsym_load(path, o, why, sizeof(why));
-	ck_assert_msg(t, "%s: %s", path, why);
+	struct elffile_why why;
+	struct elfsym *t = elfsym_load(path, o, &why);
+	ck_assert_msg(t, "%s: %s", path, why.text);
 	return t;
 }
 
@@ -248,28 +267,31 @@ START_TEST(elfsym_checks_build_id)
 	struct elfsym_opts same = { .build_id = id, .build_id_len = len };
 	elfsym_free(load_ok(fixture, &same));
 
-	char why[128];
+	struct elffile_why why;
 	id[0] ^= 0xff;
-	ck_assert_ptr_null(elfsym_load(fixture, &same, why, sizeof(why)));
-	ck_assert_str_eq(why,
+	ck_assert_ptr_null(elfsym_load(fixture, &same, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_BUILD_ID);
+	ck_assert_str_eq(why.text,
 			 "build-id differs from the profiled file (changed since)");
 }
 END_TEST
 
 static const struct {
 	const char *what;
+	enum elffile_fail fail;
 	const char *why;
 } errors[] = {
-	{ "missing", "No such file or directory" },
-	{ "not-elf", "not an ELF file" },
-	{ "notext", "couldn't find .text section" },
-	{ "cut", "truncated ELF file (its section headers lie past its end)" },
-	{ "dir", "not an ELF file" },
+	{ "missing", ELFFILE_GONE, "No such file or directory" },
+	{ "not-elf", ELFFILE_NOT_ELF, "not an ELF file" },
+	{ "notext", ELFFILE_NO_TEXT, "couldn't find .text section" },
+	{ "cut", ELFFILE_CORRUPT,
+	  "truncated ELF file (its section headers lie past its end)" },
+	{ "dir", ELFFILE_NOT_ELF, "not an ELF file" },
 };
 
 START_TEST(elfsym_unusable_files_give_a_reason)
 {
-	char why[256];
+	struct elffile_why why;
 	const char *path = NULL;
 	char *tmp = NULL;
 	const char *what = errors[_i].what;
@@ -284,8 +306,9 @@ START_TEST(elfsym_unusable_files_give_a_reason)
 		path = fixture_cut;
 	else
 		path = tmpdir;
-	ck_assert_ptr_null(elfsym_load(path, NULL, why, sizeof(why)));
-	ck_assert_str_eq(why, errors[_i].why);
+	ck_assert_ptr_null(elfsym_load(path, NULL, &why));
+	ck_assert_str_eq(why.text, errors[_i].why);
+	ck_assert_int_eq(why.fail, errors[_i].fail);
 	free(tmp);
 }
 END_TEST
@@ -300,13 +323,27 @@ START_TEST(elfsym_cut_copies_do_not_crash)
 	size_t n = len * (size_t)cuts[_i] / 1000;
 	if (cuts[_i] == 1)
 		n = 64; /* the ELF header alone */
-	char name[64], why[256];
+	char name[64];
+	struct elffile_why why;
 	snprintf(name, sizeof(name), "cut-%d.so", cuts[_i]);
 	char *path = write_tmp(name, data, n);
-	why[0] = '\0';
 	/* Section headers are at the end: every cut loses them. */
-	ck_assert_ptr_null(elfsym_load(path, NULL, why, sizeof(why)));
-	ck_assert_str_ne(why, "");
+	ck_assert_ptr_null(elfsym_load(path, NULL, &why));
+	if (n == 0)
+		ck_assert_str_eq(why.text, "not an ELF file");
+	else if (n < 64)
+		ck_assert_str_eq(why.text, "truncated ELF file (shorter than "
+				 "its ELF header)");
+	else
+		ck_assert_msg(strcmp(why.text, "truncated ELF file (its section "
+				     "headers lie past its end)") == 0 ||
+			      strcmp(why.text, "truncated or corrupt ELF file "
+				     "(its section headers lie past its "
+				     "end)") == 0, "%s", why.text);
+	/* The same bytes as an image in memory give the same reason. */
+	struct elffile_why mwhy;
+	ck_assert_ptr_null(elfsym_load_image(data, n, NULL, &mwhy));
+	ck_assert_str_eq(mwhy.text, why.text);
 	free(path);
 	free(data);
 }
@@ -316,7 +353,8 @@ START_TEST(elfsym_scribbled_copies_do_not_crash)
 {
 	size_t len;
 	uint8_t *data = slurp(fixture, &len);
-	char name[64], why[256];
+	char name[64];
+	struct elffile_why why;
 	unsigned seed = (unsigned)_i + 1;
 
 	/* Overwrite 16 random runs of bytes past the ELF identification. */
@@ -328,7 +366,7 @@ START_TEST(elfsym_scribbled_copies_do_not_crash)
 	}
 	snprintf(name, sizeof(name), "scribbled-%d.so", _i);
 	char *path = write_tmp(name, data, len);
-	struct elfsym *t = elfsym_load(path, NULL, why, sizeof(why));
+	struct elfsym *t = elfsym_load(path, NULL, &why);
 	if (t) {
 		for (size_t i = 1; i < elfsym_count(t); i++)
 			ck_assert_uint_lt(elfsym_get(t, i - 1)->addr,
@@ -336,10 +374,305 @@ START_TEST(elfsym_scribbled_copies_do_not_crash)
 		elfsym_lookup(t, 0x1000);
 		elfsym_free(t);
 	} else {
-		ck_assert_str_ne(why, "");
+		ck_assert_str_ne(why.text, "");
 	}
+	/* And the same bytes from memory. */
+	t = elfsym_load_image(data, len, NULL, &why);
+	if (t)
+		elfsym_free(t);
+	else
+		ck_assert_str_ne(why.text, "");
 	free(path);
 	free(data);
+}
+END_TEST
+
+/* ---- damaged copies (tests/elfmangle.c): one wording each ---- */
+
+static const struct {
+	const char *file;
+	enum elffile_fail fail;
+	const char *why;
+} mangled[] = {
+	{ "libfixture-noshdr.so", ELFFILE_NO_TEXT,
+	  "couldn't find .text section" },
+	{ "libfixture-shoff.so", ELFFILE_CORRUPT,
+	  "truncated or corrupt ELF file (its section headers lie past its "
+	  "end)" },
+	{ "libfixture-shentsize.so", ELFFILE_CORRUPT,
+	  "corrupt ELF file (section headers of 40 bytes, not 64)" },
+	{ "libfixture-shstrndx.so", ELFFILE_CORRUPT,
+	  "corrupt ELF file (section name table index 999 is no section)" },
+	{ "libfixture-header.so", ELFFILE_CORRUPT,
+	  "truncated ELF file (shorter than its ELF header)" },
+	{ "libfixture-symoff.so", ELFFILE_CORRUPT,
+	  "corrupt ELF file (section .symtab lies past its end)" },
+	{ "libfixture-symlink.so", ELFFILE_CORRUPT,
+	  "corrupt ELF file (.symtab links to no string table)" },
+	{ "libfixture-symentsize.so", ELFFILE_CORRUPT,
+	  "corrupt ELF file (.symtab has entries of 0 bytes, not 24)" },
+	{ "libfixture-nosyms.so", ELFFILE_NO_SYMBOLS,
+	  "no function symbols in .symtab, .dynsym or a separate debug file" },
+};
+
+START_TEST(elfsym_damaged_files_give_their_reason)
+{
+	struct elffile_why why;
+	const char *path = fx(mangled[_i].file);
+	ck_assert_ptr_null(elfsym_load(path, NULL, &why));
+	ck_assert_str_eq(why.text, mangled[_i].why);
+	ck_assert_int_eq(why.fail, mangled[_i].fail);
+
+	/* Read from memory (the vdso's way), the same reason. */
+	size_t len;
+	uint8_t *data = slurp(path, &len);
+	ck_assert_ptr_null(elfsym_load_image(data, len, NULL, &why));
+	ck_assert_str_eq(why.text, mangled[_i].why);
+	free(data);
+}
+END_TEST
+
+/* Without section headers the build-id still comes from PT_NOTE, so a
+ * file without .text is reported as such, not as changed. */
+START_TEST(elfsym_build_id_from_segments)
+{
+	uint8_t id[64];
+	size_t len = file_build_id(fixture, id);
+	struct elfsym_opts o = { .build_id = id, .build_id_len = len };
+	struct elffile_why why;
+
+	ck_assert_ptr_null(elfsym_load(fx("libfixture-noshdr.so"), &o, &why));
+	ck_assert_str_eq(why.text, "couldn't find .text section");
+	id[3] ^= 1;
+	ck_assert_ptr_null(elfsym_load(fx("libfixture-noshdr.so"), &o, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_BUILD_ID);
+}
+END_TEST
+
+/* A file that had a build-id when it was profiled and has none now is
+ * not the same file. */
+START_TEST(elfsym_build_id_gone_is_a_change)
+{
+	static const uint8_t id[4] = { 1, 2, 3, 4 };
+	struct elfsym_opts o = { .build_id = id, .build_id_len = sizeof(id) };
+	struct elffile_why why;
+	ck_assert_ptr_null(elfsym_load(fx("fixture-exe-noid"), &o, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_BUILD_ID);
+	ck_assert_str_eq(why.text,
+			 "build-id differs from the profiled file (changed since)");
+}
+END_TEST
+
+/* ---- separate debug files ---- */
+
+/* Copies src to dir/name (creating dir); returns the new path. */
+static char *
+copy_to(const char *src, const char *dir, const char *name)
+{
+	char *path, *cmd;
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	ck_assert(asprintf(&cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, src,
+			   path) > 0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	return path;
+}
+
+/* ROOT/.build-id/xx/yyyy.debug for the build-id of file; returns ROOT. */
+static char *
+debug_root_for(const char *file, const char *debug_file, const char *tag)
+{
+	uint8_t id[64];
+	char hex[129], *root, *dir;
+	size_t len = file_build_id(file, id);
+	ck_assert_uint_ge(len, 2);
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	ck_assert(asprintf(&root, "%s/%s", tmpdir, tag) > 0);
+	ck_assert(asprintf(&dir, "%s/.build-id/%.2s", root, hex) > 0);
+	char name[140];
+	snprintf(name, sizeof(name), "%s.debug", hex + 2);
+	free(copy_to(debug_file, dir, name));
+	free(dir);
+	return root;
+}
+
+/* The stripped executable of the issue: its .symtab is in
+ * fixture-exe.debug, found by build-id, DWARF included. */
+START_TEST(elfsym_stripped_exe_uses_debug_file)
+{
+	struct elffile_why why;
+	char *root = debug_root_for(fx("fixture-exe-stripped"),
+				    fx("fixture-exe.debug"), "debug-exe");
+	struct elfsym_opts o = { .debug_root = root, .want_dwarf = true };
+
+	/* Without the root: a stripped executable exports no functions. */
+	ck_assert_ptr_null(elfsym_load(fx("fixture-exe-stripped"), NULL, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_NO_SYMBOLS);
+
+	struct elfsym *t = load_ok(fx("fixture-exe-stripped"), &o);
+	ck_assert_ptr_nonnull(by_name(t, "fe_static"));
+	ck_assert_ptr_nonnull(by_name(t, "main"));
+	ck_assert_str_eq(elfsym_dwarf_path(t), elfsym_source(t));
+	ck_assert_ptr_null(elfsym_note(t));
+	elfsym_free(t);
+	free(root);
+}
+END_TEST
+
+/* A debug file under the build-id path with another build-id is not
+ * taken, and the note says why. */
+START_TEST(elfsym_debug_file_with_other_build_id_is_ignored)
+{
+	char *root = debug_root_for(fixture_stripped,
+				    fx("fixture-exe.debug"), "debug-other");
+	struct elfsym_opts o = { .debug_root = root };
+	struct elfsym *t = load_ok(fixture_stripped, &o);
+	ck_assert_str_eq(elfsym_source(t), ".dynsym");
+	ck_assert_ptr_nonnull(elfsym_note(t));
+	ck_assert_ptr_nonnull(strstr(elfsym_note(t), "has another build-id, "
+				     "ignored"));
+	elfsym_free(t);
+	free(root);
+}
+END_TEST
+
+START_TEST(elfsym_follows_debuglink)
+{
+	/* With a build-id on both sides, build-ids decide. */
+	struct elfsym *t = load_ok(fx("fixture-exe-linked"), NULL);
+	ck_assert_str_eq(elfsym_source(t), fx("fixture-exe.debug"));
+	ck_assert_ptr_nonnull(by_name(t, "fe_static"));
+	elfsym_free(t);
+	/* Without build-ids the CRC does. */
+	t = load_ok(fx("fixture-exe-noid-linked"), NULL);
+	ck_assert_str_eq(elfsym_source(t), fx("fixture-exe-noid.debug"));
+	ck_assert_ptr_nonnull(by_name(t, "fe_static"));
+	elfsym_free(t);
+}
+END_TEST
+
+/* A debuglink candidate with the wrong CRC is skipped (and said so); the
+ * next place, DIR/.debug/NAME, is tried. */
+START_TEST(elfsym_debuglink_checks_crc)
+{
+	char dir[256];
+	struct elffile_why why;
+	snprintf(dir, sizeof(dir), "%s/crc", tmpdir);
+	char *exe = copy_to(fx("fixture-exe-noid-linked"), dir, "app");
+	char *bad = copy_to(fx("fixture-exe.debug"), dir,
+			    "fixture-exe-noid.debug");
+
+	ck_assert_ptr_null(elfsym_load(exe, NULL, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_NO_SYMBOLS);
+	char *want;
+	ck_assert(asprintf(&want, "no function symbols in .symtab or .dynsym; "
+			   "separate debug file %s does not match (CRC "
+			   "mismatch), ignored", bad) > 0);
+	ck_assert_str_eq(why.text, want);
+
+	char sub[300];
+	snprintf(sub, sizeof(sub), "%s/.debug", dir);
+	char *good = copy_to(fx("fixture-exe-noid.debug"), sub,
+			     "fixture-exe-noid.debug");
+	struct elfsym *t = load_ok(exe, NULL);
+	ck_assert_str_eq(elfsym_source(t), good);
+	ck_assert_ptr_nonnull(by_name(t, "fe_static"));
+	ck_assert_ptr_nonnull(elfsym_note(t));
+	elfsym_free(t);
+
+	/* ROOT/DIR/NAME: the third place. */
+	char *root;
+	ck_assert(asprintf(&root, "%s/root", tmpdir) > 0);
+	char *rdir;
+	ck_assert(asprintf(&rdir, "%s%s", root, dir) > 0);
+	unlink(good);
+	free(copy_to(fx("fixture-exe-noid.debug"), rdir,
+		     "fixture-exe-noid.debug"));
+	struct elfsym_opts o = { .debug_root = root };
+	t = load_ok(exe, &o);
+	ck_assert_ptr_nonnull(strstr(elfsym_source(t), "/root/"));
+	elfsym_free(t);
+	free(rdir);
+	free(root);
+	free(want);
+	free(good);
+	free(bad);
+	free(exe);
+}
+END_TEST
+
+START_TEST(elfsym_finds_dwarf_file)
+{
+	struct elfsym_opts o = { .want_dwarf = true };
+	struct elfsym *t = load_ok(fx("fixture-exe"), &o);
+	ck_assert_str_eq(elfsym_dwarf_path(t), fx("fixture-exe"));
+	elfsym_free(t);
+	/* .symtab without DWARF: the debuglink's file has it. */
+	t = load_ok(fx("fixture-exe-linked"), &o);
+	ck_assert_str_eq(elfsym_dwarf_path(t), fx("fixture-exe.debug"));
+	elfsym_free(t);
+	/* Not asked for: not looked up. */
+	t = load_ok(fx("fixture-exe"), NULL);
+	ck_assert_ptr_null(elfsym_dwarf_path(t));
+	elfsym_free(t);
+}
+END_TEST
+
+START_TEST(elfsym_non_pie_executable)
+{
+	struct elfsym *t = load_ok(fx("fixture-exe-nopie"), NULL);
+	/* Linked at a fixed address, not near 0 as a PIE is. */
+	ck_assert_uint_ge(addr_of(t, "fe_work"), 0x10000);
+	assert_lookup(t, addr_of(t, "fe_work"), "fe_work");
+	elfsym_free(t);
+}
+END_TEST
+
+/* ---- images in memory ---- */
+
+START_TEST(elfsym_reads_image)
+{
+	size_t len;
+	uint8_t *data = slurp(fixture, &len);
+	struct elffile_why why;
+	struct elfsym *t = elfsym_load_image(data, len, NULL, &why);
+	ck_assert_msg(t, "%s", why.text);
+	/* The caller's copy is not needed afterwards. */
+	memset(data, 0, len);
+	free(data);
+	ck_assert_str_eq(elfsym_source(t), ".symtab");
+	assert_lookup(t, addr_of(t, "fx_leaf_a"), "fx_leaf_a");
+	elfsym_free(t);
+}
+END_TEST
+
+/* The vdso of this very process, read from memory as the preload library
+ * copies it: its pages, from the ELF header on. */
+START_TEST(elfsym_reads_vdso_from_memory)
+{
+	const uint8_t *vdso = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo = 0, hi = 0;
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(maps);
+	while (fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%lx-%lx", &lo, &hi);
+	fclose(maps);
+	if (!vdso || !hi)
+		return; /* no vdso on this kernel: nothing to read */
+	ck_assert_uint_eq(lo, (unsigned long)vdso);
+
+	struct elffile_why why;
+	struct elfsym *t = elfsym_load_image(vdso, hi - lo, NULL, &why);
+	ck_assert_msg(t, "vdso: %s", why.text);
+	bool clock = false;
+	for (size_t i = 0; i < elfsym_count(t); i++)
+		if (strstr(elfsym_get(t, i)->name, "clock_gettime"))
+			clock = true;
+	ck_assert_msg(clock, "no clock_gettime in the vdso");
+	elfsym_free(t);
 }
 END_TEST
 
@@ -356,11 +689,29 @@ elfsym_suite(void)
 	tcase_add_test(tc, elfsym_stripped_falls_back_to_dynsym);
 	tcase_add_test(tc, elfsym_finds_debug_file_by_build_id);
 	tcase_add_test(tc, elfsym_checks_build_id);
+	tcase_add_test(tc, elfsym_build_id_from_segments);
+	tcase_add_test(tc, elfsym_build_id_gone_is_a_change);
+	tcase_add_test(tc, elfsym_non_pie_executable);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("debug files");
+	tcase_add_test(tc, elfsym_stripped_exe_uses_debug_file);
+	tcase_add_test(tc, elfsym_debug_file_with_other_build_id_is_ignored);
+	tcase_add_test(tc, elfsym_follows_debuglink);
+	tcase_add_test(tc, elfsym_debuglink_checks_crc);
+	tcase_add_test(tc, elfsym_finds_dwarf_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("images");
+	tcase_add_test(tc, elfsym_reads_image);
+	tcase_add_test(tc, elfsym_reads_vdso_from_memory);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bad files");
 	tcase_add_loop_test(tc, elfsym_unusable_files_give_a_reason, 0,
 			    sizeof(errors) / sizeof(errors[0]));
+	tcase_add_loop_test(tc, elfsym_damaged_files_give_their_reason, 0,
+			    sizeof(mangled) / sizeof(mangled[0]));
 	tcase_add_loop_test(tc, elfsym_cut_copies_do_not_crash, 0,
 			    sizeof(cuts) / sizeof(cuts[0]));
 	tcase_add_loop_test(tc, elfsym_scribbled_copies_do_not_crash, 0, 200);
@@ -369,17 +720,13 @@ elfsym_suite(void)
 }
 
 int
-main(int argc, char **argv)
+main(void)
 {
-	if (argc != 6) {
-		fprintf(stderr, "usage: test-elfsym libfixture.so "
-			"libfixture2.so stripped.so notext.so cut.so\n");
+	build_root = getenv("PROFRUN_BUILD_ROOT");
+	if (!build_root) {
+		fprintf(stderr, "test-elfsym: PROFRUN_BUILD_ROOT is not set\n");
 		return 1;
 	}
-	fixture = argv[1];
-	fixture_stripped = argv[3];
-	fixture_notext = argv[4];
-	fixture_cut = argv[5];
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;

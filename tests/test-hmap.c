@@ -59,6 +59,30 @@ START_TEST(hmap_grows_and_keeps_everything)
 }
 END_TEST
 
+START_TEST(hmap_ref_inserts_once)
+{
+	struct hmap m;
+	bool found;
+	uint64_t v;
+	hmap_init(&m);
+	for (uint64_t k = 0; k < 1000; k++) {
+		uint64_t key = k == 999 ? UINT64_MAX : k * 0x1000;
+		uint64_t *p = hmap_ref(&m, key, &found);
+		ck_assert(!found);
+		ck_assert_uint_eq(*p, 0);
+		*p = k + 1;
+		p = hmap_ref(&m, key, &found);
+		ck_assert(found);
+		ck_assert_uint_eq(*p, k + 1);
+	}
+	ck_assert_uint_eq(m.count, 1000);
+	ck_assert(hmap_get(&m, UINT64_MAX, &v) && v == 1000);
+	ck_assert(hmap_get(&m, 998 * 0x1000, &v) && v == 999);
+	ck_assert(!hmap_get(&m, 5, &v));
+	hmap_free(&m);
+}
+END_TEST
+
 static Suite *
 hmap_suite(void)
 {
@@ -67,6 +91,7 @@ hmap_suite(void)
 	tcase_add_test(tc, hmap_empty_map_finds_nothing);
 	tcase_add_test(tc, hmap_stores_any_key);
 	tcase_add_test(tc, hmap_grows_and_keeps_everything);
+	tcase_add_test(tc, hmap_ref_inserts_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,7 @@
  * mapped at the sample's time, by its segments (not the gaps between
  * them); unloads end the right instance; an address range reused by a
  * later library resolves by time; times between instances fall back to
- * the nearest one.
+ * the nearest one; a module image goes to the module it was taken from.
  */
 #include "modmap.h"
 
@@ -124,6 +124,33 @@ START_TEST(modmap_ignores_empty_and_wrapping_segments)
 }
 END_TEST
 
+START_TEST(modmap_image_goes_to_its_module)
+{
+	static const uint8_t img1[] = { 1 }, img2[] = { 2, 2 };
+	struct modmap m;
+	modmap_init(&m);
+	size_t vdso = load(&m, "[vdso]", 0x7fff0000, 100);
+	size_t lib = load(&m, "/lib/a.so", 0x10000, 100);
+	ck_assert(modmap_unload(&m, "/lib/a.so", 9, 0x10000, 200));
+	size_t lib2 = load(&m, "/lib/b.so", 0x10000, 300);
+	/* No module at that base: refused. */
+	ck_assert(!modmap_add_image(&m, 0x5000, 100, img1, 1));
+	ck_assert(modmap_add_image(&m, 0x7fff0000, 100, img1, sizeof(img1)));
+	/* At a reused base, the instance live at the image's time. */
+	ck_assert(modmap_add_image(&m, 0x10000, 350, img2, sizeof(img2)));
+	modmap_seal(&m);
+	const struct modmap_file *f = &m.files[m.inst[vdso].file];
+	ck_assert_ptr_eq(f->image, img1);
+	ck_assert_uint_eq(f->image_len, 1);
+	ck_assert_ptr_null(m.files[m.inst[lib].file].image);
+	ck_assert_ptr_eq(m.files[m.inst[lib2].file].image, img2);
+	/* A file keeps its first image. */
+	ck_assert(modmap_add_image(&m, 0x7fff0000, 100, img2, sizeof(img2)));
+	ck_assert_ptr_eq(f->image, img1);
+	modmap_free(&m);
+}
+END_TEST
+
 static Suite *
 modmap_suite(void)
 {
@@ -134,6 +161,7 @@ modmap_suite(void)
 	tcase_add_test(tc, modmap_unload_matches_base_path_and_time);
 	tcase_add_test(tc, modmap_shares_files_between_instances);
 	tcase_add_test(tc, modmap_ignores_empty_and_wrapping_segments);
+	tcase_add_test(tc, modmap_image_goes_to_its_module);
 	suite_add_tcase(s, tc);
 	return s;
 }

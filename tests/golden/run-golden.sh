@@ -3,6 +3,8 @@
 #
 #   NAME.desc      spool description for tests/mkspool (optional); the
 #                  cases NAME.VARIANT use NAME.desc too
+#   NAME.setup     shell commands run before profanalyze (optional, also
+#                  shared by NAME.VARIANT), with $SRC, $BUILD and $TMP set
 #   NAME.args      profanalyze arguments; @SPOOL@ is the generated spool,
 #                  @SRC@ / @BUILD@ / @TMP@ the source root, build root and
 #                  scratch directory (default: @SPOOL@)
@@ -26,6 +28,10 @@ spool=$tmp/$name.spool
 : >"$tmp/frames.sed"
 if [ -f "$desc" ]; then
 	"$bld/tests/mkspool" "$desc" "$spool" "$tmp/frames.sed" || exit 1
+fi
+setup=$golden/${name%%.*}.setup
+if [ -f "$setup" ]; then
+	SRC=$src BUILD=$bld TMP=$tmp sh -e "$setup" || exit 1
 fi
 args='@SPOOL@'
 if [ -f "$golden/$name.args" ]; then

@@ -1,0 +1,38 @@
+/*
+ * debuginfo: the separate debug file of an ELF file, found as gdb finds
+ * it.
+ *
+ *   1. by build-id: ROOT/.build-id/xx/yyyy.debug, which must carry the
+ *      same build-id;
+ *   2. by .gnu_debuglink NAME: DIR/NAME, DIR/.debug/NAME and ROOT/DIR/NAME,
+ *      where DIR is the directory of the file; the candidate must have the
+ *      file's build-id when both have one, else the CRC-32 the link
+ *      records.
+ *
+ * ROOT is the debug root (/usr/lib/debug). A candidate that exists but
+ * does not match is skipped and named in a note for the caller's warning.
+ */
+#ifndef PROFANALYZE_DEBUGINFO_H
+#define PROFANALYZE_DEBUGINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elffile.h"
+
+/* Opens the separate debug file of f, which was read from path (NULL for
+ * an image in memory: build-id only). root may be NULL (no root lookups).
+ * Returns 0 with *out open and *found set to its path (the caller frees
+ * it and closes *out), or -1 when there is none. *note, when not NULL on
+ * return, is a message about a candidate that did not match (the caller
+ * frees it). */
+int
+debuginfo_open(const struct elffile *f, const char *path, const char *root,
+	       struct elffile *out, char **found, char **note);
+
+/* The CRC-32 of .gnu_debuglink (the one of zlib and PNG): crc is 0 for
+ * the first block, then the previous result. */
+uint32_t
+debuginfo_crc32(uint32_t crc, const void *buf, size_t len);
+
+#endif

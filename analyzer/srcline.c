@@ -1,0 +1,205 @@
+/*
+ * srcline: DWARF line lookups with libdw (see srcline.h). Without libdw
+ * the build keeps the interface and every open fails.
+ */
+#include "srcline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "xmalloc.h"
+
+#ifdef HAVE_LIBDW
+
+#include <errno.h>
+#include <fcntl.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cu_range {
+	uint64_t start, end; /* [start, end) */
+	Dwarf_Off die;       /* offset of the unit's DIE */
+};
+
+/* The file is mapped and its descriptor closed at once: a program with
+ * hundreds of libraries would otherwise keep hundreds of them open. */
+struct srcline {
+	Elf *elf;
+	Dwarf *dw;
+	struct cu_range *ranges;
+	size_t n;
+};
+
+static void
+add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		xgrow(&s->ranges, cap, s->n + 1, sizeof(*s->ranges));
+		s->ranges[s->n++] = (struct cu_range){
+			.start = start, .end = end, .die = dwarf_dieoffset(cu),
+		};
+	}
+}
+
+static int
+cmp_range(const void *pa, const void *pb)
+{
+	const struct cu_range *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static void
+index_units(struct srcline *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(s->dw, off + hsize, &cu))
+			add_cu_ranges(s, &cap, &cu);
+		off = next;
+	}
+	if (s->n)
+		qsort(s->ranges, s->n, sizeof(*s->ranges), cmp_range);
+}
+
+bool
+srcline_available(void)
+{
+	return true;
+}
+
+struct srcline *
+srcline_open(const char *path, char *why, size_t whylen)
+{
+	struct srcline *s = xcalloc(1, sizeof(*s));
+
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		goto out_free;
+	}
+	elf_version(EV_CURRENT);
+	s->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (s->elf)
+		elf_cntl(s->elf, ELF_C_FDDONE);
+	close(fd);
+	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
+		snprintf(why, whylen, "not an ELF file");
+		goto out_free;
+	}
+	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
+	if (!s->dw) {
+		snprintf(why, whylen, "no DWARF (%s)", dwarf_errmsg(-1));
+		goto out_free;
+	}
+	index_units(s);
+	if (!s->n) {
+		snprintf(why, whylen, "no compilation unit with code");
+		goto out_free;
+	}
+	return s;
+
+out_free:
+	srcline_free(s);
+	return NULL;
+}
+
+void
+srcline_free(struct srcline *s)
+{
+	if (!s)
+		return;
+	if (s->dw)
+		dwarf_end(s->dw);
+	if (s->elf)
+		elf_end(s->elf);
+	free(s->ranges);
+	free(s);
+}
+
+static bool
+lookup_in_unit(struct srcline *s, Dwarf_Off die, uint64_t addr,
+	       const char **file, unsigned *line)
+{
+	Dwarf_Die cu;
+	int lineno;
+	if (!dwarf_offdie(s->dw, die, &cu))
+		return false;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
+	if (!l || dwarf_lineno(l, &lineno) != 0 || lineno <= 0)
+		return false;
+	const char *src = dwarf_linesrc(l, NULL, NULL);
+	if (!src)
+		return false;
+	*file = src;
+	*line = (unsigned)lineno;
+	return true;
+}
+
+bool
+srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
+	       unsigned *line)
+{
+	/* Index of the first range starting above addr. */
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Units rarely overlap; a few steps down cover those that do. */
+	for (size_t k = 0; k < 4 && lo > k; k++) {
+		const struct cu_range *r = &s->ranges[lo - 1 - k];
+		if (addr < r->end && lookup_in_unit(s, r->die, addr, file, line))
+			return true;
+	}
+	return false;
+}
+
+#else /* !HAVE_LIBDW */
+
+bool
+srcline_available(void)
+{
+	return false;
+}
+
+struct srcline *
+srcline_open(const char *path, char *why, size_t whylen)
+{
+	(void)path;
+	snprintf(why, whylen, "this profanalyze was built without libdw");
+	return NULL;
+}
+
+void
+srcline_free(struct srcline *s)
+{
+	(void)s;
+}
+
+bool
+srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
+	       unsigned *line)
+{
+	(void)s;
+	(void)addr;
+	(void)file;
+	(void)line;
+	return false;
+}
+
+#endif

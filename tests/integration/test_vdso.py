@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""vdso_loop reads the clock in a loop, so most of its samples are in the
+vdso, which has no file: the spool carries its image (one MODULE_IMAGE
+record, at the base of the [vdso] MODULE_LOAD, an ELF image of at most
+64 KiB), and its frames must be named from it (clock_gettime's code)
+rather than shown as [vdso]+0xOFFSET.
+
+usage: test_vdso.py VDSO_LOOP
+"""
+import re
+import struct
+import sys
+
+import prof
+
+MODULE_LOAD, MODULE_IMAGE = 2, 7
+
+
+def spool_records(path):
+    """(type, payload) of every whole record of a spool."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    pos = 16
+    while pos + 8 <= len(data):
+        rtype, length = struct.unpack_from('<II', data, pos)
+        if pos + 8 + length > len(data):
+            break
+        yield rtype, data[pos + 8:pos + 8 + length]
+        pos += 8 + length
+
+
+def check_image_record(spool):
+    vdso_bases, images = [], []
+    for rtype, p in spool_records(spool):
+        if rtype == MODULE_LOAD:
+            base, = struct.unpack_from('<Q', p, 8)
+            plen, = struct.unpack_from('<I', p, 16)
+            if p[20:20 + plen] == b'[vdso]':
+                vdso_bases.append(base)
+        elif rtype == MODULE_IMAGE:
+            base, n = struct.unpack_from('<QI', p, 8)
+            images.append((base, p[20:20 + n]))
+    if len(vdso_bases) != 1 or len(images) != 1:
+        raise prof.Fail(f'{len(vdso_bases)} [vdso] MODULE_LOAD and '
+                        f'{len(images)} MODULE_IMAGE records, want 1 each')
+    base, image = images[0]
+    if base != vdso_bases[0] or image[:4] != b'\x7fELF' or \
+            not 0 < len(image) <= 65536:
+        raise prof.Fail(f'MODULE_IMAGE at {base:#x} ({len(image)} bytes, '
+                        f'{image[:4]!r}), [vdso] at {vdso_bases[0]:#x}')
+
+
+def test():
+    p = prof.profile(sys.argv[1], opts=['-F', '1000'])
+    r = p.report
+    in_vdso = [f for f in prof.field(r, 'functions')
+               if f.get('module') == '[vdso]']
+    if not in_vdso:
+        if not any('vdso' in str(f.get('module')) for f in r['functions']):
+            raise prof.Skip('no sample in a vdso (none on this kernel?)')
+        raise prof.Fail('vdso samples under another module name:\n'
+                        + prof.top(r))
+    check_image_record(p.spool)
+    total = sum(f['self_samples'] for f in in_vdso)
+    unnamed = sum(f['self_samples'] for f in in_vdso
+                  if re.match(r'^\[vdso\]\+0x', f['name']))
+    clock = sum(f['self_samples'] for f in in_vdso
+                if 'clock_gettime' in f['name'])
+    print(f'{total} self samples in the vdso, {clock} in clock_gettime, '
+          f'{unnamed} unnamed: '
+          + ', '.join(f'{f["name"]} {f["self_samples"]}' for f in in_vdso))
+    if total < prof.MIN_SAMPLES:
+        raise prof.Fail(f'only {total} samples in the vdso; heaviest:\n'
+                        + prof.top(r))
+    if clock < total * 0.9:
+        raise prof.Fail(f'{clock} of {total} vdso samples in clock_gettime')
+    if 'warning' in p.analyze_stderr and 'vdso' in p.analyze_stderr:
+        raise prof.Fail(f'warning about the vdso: {p.analyze_stderr}')
+
+
+prof.main(test)
