@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "modmap.h"
 #include "resolve.h"
+#include "space.h"
 #include "spool.h"
 #include "xmalloc.h"
 
@@ -45,6 +46,9 @@ struct load {
 	uint32_t *stack;      /* function ids of one sample, root first */
 	size_t stack_cap;
 	uint32_t pseudo_truncated, pseudo_unwind, no_frames;
+	struct spool_module_image *images; /* data points into the spool */
+	size_t nimages, images_cap;
+	struct space_log space; /* ALLOC, FREE and CALL_COUNTS records */
 };
 
 static int
@@ -124,6 +128,9 @@ take_process(struct load *l, const struct spool_process *pr)
 	h->requested_hz = pr->requested_hz;
 	h->max_depth = pr->max_depth;
 	h->exe = xstrndup(pr->exe.ptr, pr->exe.len);
+	h->start_mono_ns = pr->start_mono_ns;
+	h->process_flags = pr->flags;
+	h->space.interval = pr->space_interval;
 }
 
 static void
@@ -139,13 +146,43 @@ take_module_load(struct load *l, const struct spool_module_load *m)
 		    m->build_id_len, m->base, segs, m->nsegments, m->time_ns);
 }
 
+/* Images are attached once all modules are known: the writer puts an
+ * image right after its module's record, but nothing forbids the other
+ * order. */
+static void
+take_image(struct load *l, const struct spool_module_image *m)
+{
+	xgrow(&l->images, &l->images_cap, l->nimages + 1, sizeof(*l->images));
+	l->images[l->nimages++] = *m;
+}
+
+static void
+attach_images(struct load *l)
+{
+	for (size_t i = 0; i < l->nimages; i++) {
+		const struct spool_module_image *m = &l->images[i];
+		if (!modmap_add_image(&l->map, m->base, m->time_ns, m->data,
+				      m->len))
+			diag_warn("%s: module image for no module (base "
+				  "0x%llx) ignored", l->path,
+				  (unsigned long long)m->base);
+	}
+}
+
 static void
 take_thread(struct load *l, const struct spool_thread *t)
 {
 	uint32_t idx = profile_thread(l->prof, t->tid);
-	if (t->event == SPOOL_THREAD_NAME ||
-	    (t->event == SPOOL_THREAD_START && t->name.len))
+	struct profile_thread *th = &l->prof->threads[idx];
+	/* Records of different threads reach the file out of time order (a
+	 * rename goes through the control ring, the start through the
+	 * thread's own): the name given last in time wins. */
+	if ((t->event == SPOOL_THREAD_NAME ||
+	     (t->event == SPOOL_THREAD_START && t->name.len)) &&
+	    (!th->name || t->time_ns >= th->name_time_ns)) {
 		profile_thread_set_name(l->prof, idx, t->name.ptr, t->name.len);
+		l->prof->threads[idx].name_time_ns = t->time_ns;
+	}
 }
 
 /* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
@@ -158,6 +195,10 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		struct spool_module_unload mu;
 		struct spool_thread th;
 		struct spool_sample sa;
+		struct spool_module_image mi;
+		struct spool_alloc al;
+		struct spool_free fr;
+		struct spool_call_counts cc;
 	} u;
 	int ret = 0;
 
@@ -186,6 +227,22 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		/* Sample kinds of later versions are skipped. */
 		if (u.sa.kind == SPOOL_SAMPLE_TIME)
 			p1->samples++;
+		break;
+	case SPOOL_REC_MODULE_IMAGE:
+		if (!(ret = spool_get_module_image(r, &u.mi)))
+			take_image(l, &u.mi);
+		break;
+	case SPOOL_REC_ALLOC:
+		if (!(ret = spool_get_alloc(r, &u.al)))
+			space_log_alloc(&l->space, &u.al);
+		break;
+	case SPOOL_REC_FREE:
+		if (!(ret = spool_get_free(r, &u.fr)))
+			space_log_free_rec(&l->space, &u.fr);
+		break;
+	case SPOOL_REC_CALL_COUNTS:
+		if (!(ret = spool_get_call_counts(r, &u.cc)))
+			space_log_calls(&l->space, &u.cc);
 		break;
 	case SPOOL_REC_FOOTER:
 		if (!(ret = spool_get_footer(r, &p1->footer)))
@@ -219,6 +276,8 @@ take_footer(struct profile_header *h, const struct spool_footer *f)
 	h->cpu_ns = f->utime_ns + f->stime_ns;
 	h->footer_threads = f->threads;
 	memcpy(h->drops, f->drops, sizeof(h->drops));
+	h->end_reason = f->end_reason;
+	h->end_signal = f->end_signal;
 }
 
 /* One warning per kind of damage the first pass found. */
@@ -302,6 +361,67 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop)
 	}
 }
 
+/* The second pass of a space profile: the sampled allocations the view
+ * selected (selected[k] for the k-th ALLOC record that decodes), with
+ * their weights in bytes. An ALLOC's stack reads like a SAMPLE's. */
+static void
+second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
+		  const bool *selected)
+{
+	struct spool_rec r;
+	struct spool_alloc a;
+	struct profile *p = l->prof;
+	size_t k = 0;
+
+	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
+		    !selected[k++])
+			continue;
+		struct spool_sample s = {
+			.time_ns = a.time_ns, .tid = a.tid,
+			.flags = (uint16_t)(a.flags & (SPOOL_SAMPLE_TRUNCATED |
+						       SPOOL_SAMPLE_UNWIND_ERR)),
+			.weight = a.weight, .depth = a.depth,
+			.pcs_raw = a.pcs_raw,
+		};
+		size_t n = build_stack(l, &s);
+		profile_add_sample(p, l->stack, n, profile_thread(p, a.tid),
+				   a.weight, a.time_ns, s.flags);
+	}
+}
+
+/* Time or space, and for space the view's selection (NULL for time). */
+static bool *
+choose_kind(struct load *l, const struct pass1 *p1,
+	    const struct loader_opts *opts)
+{
+	struct profile *p = l->prof;
+	enum loader_kind kind = opts ? opts->kind : LOADER_KIND_AUTO;
+	if (kind == LOADER_KIND_AUTO)
+		kind = p1->samples == 0 && l->space.nallocs ? LOADER_KIND_SPACE
+							    : LOADER_KIND_TIME;
+	for (size_t i = 0; i < l->space.nthreads; i++) {
+		const struct space_thread_calls *tc = &l->space.threads[i];
+		struct profile_thread *t = &p->threads[profile_thread(p, tc->tid)];
+		t->has_calls = true;
+		memcpy(t->calls, tc->calls, sizeof(t->calls));
+		for (int id = 0; id < SPOOL_ALLOC_FN_MAX_; id++)
+			p->hdr.space.calls[id] += tc->calls[id];
+	}
+	p->hdr.space.has_calls = l->space.has_calls;
+	if (kind != LOADER_KIND_SPACE)
+		return NULL;
+	p->hdr.kind = PROFILE_KIND_SPACE;
+	enum profile_space_view view = opts ? opts->space_view :
+					      PROFILE_SPACE_ALLOC;
+	bool *sel = space_log_select(&l->space, view, &p->hdr.space);
+	if (p->hdr.space.untracked && view != PROFILE_SPACE_ALLOC)
+		diag_warn("%s: %llu sampled allocations could not be tracked "
+			  "to their frees and are left out", l->path,
+			  (unsigned long long)p->hdr.space.untracked);
+	return sel;
+}
+
 static int
 open_spool(const char *path, struct blob *b, struct spool_cursor *c)
 {
@@ -345,15 +465,24 @@ loader_read(const char *path, const struct loader_opts *opts)
 		take_footer(&l.prof->hdr, &p1.footer);
 	report_damage(&l, &p1);
 
+	bool *selected = choose_kind(&l, &p1, opts);
+	attach_images(&l);
 	modmap_seal(&l.map);
-	l.res = resolver_new(&l.map, l.prof, opts ? opts->debug_root : NULL);
+	l.res = resolver_new(&l.map, l.prof, opts ? &opts->resolve : NULL);
 	spool_cursor_init(&c, b.data, b.size);
-	second_pass(&l, &c, p1.stop);
+	if (selected)
+		second_pass_space(&l, &c, p1.stop, selected);
+	else
+		second_pass(&l, &c, p1.stop);
+	resolver_finish(l.res);
 	profile_finish(l.prof);
 
 	resolver_free(l.res);
 	modmap_free(&l.map);
 	free(l.stack);
+	free(l.images);
+	free(selected);
+	space_log_free(&l.space);
 	blob_close(&b);
 	return l.prof;
 }

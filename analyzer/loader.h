@@ -5,7 +5,8 @@
  * decoder: the first pass collects the process header, the module map
  * history, threads and the footer; the second resolves and adds the
  * samples, so a sample can be resolved against modules whose records
- * were written after it. Damage is reported, never fatal: a file cut
+ * were written after it. Module images (the vdso's bytes) are attached
+ * to their modules between the passes and read from the mapped spool. Damage is reported, never fatal: a file cut
  * inside a record, an impossible length, a malformed record or a missing
  * footer each give one warning and the report covers what was read.
  */
@@ -13,10 +14,22 @@
 #define PROFANALYZE_LOADER_H
 
 #include "profile.h"
+#include "resolve.h"
+
+/* Which samples become the profile. */
+enum loader_kind {
+	/* Time, unless the spool has allocation samples and no time
+	 * samples (Allegro shows the kind of data that was collected). */
+	LOADER_KIND_AUTO = 0,
+	LOADER_KIND_TIME,
+	LOADER_KIND_SPACE,
+};
 
 struct loader_opts {
-	/* Root of separate debug files (see elfsym.h), or NULL. */
-	const char *debug_root;
+	/* How PCs become functions (debug root, demangling, lines). */
+	struct resolve_opts resolve;
+	enum loader_kind kind;
+	enum profile_space_view space_view; /* for a space profile */
 };
 
 /* Reads the spool at path into a new, finished profile the caller frees

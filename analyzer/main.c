@@ -2,7 +2,8 @@
  * profanalyze: reads a profrun spool and prints a report.
  *
  * main only parses the command line and wires the pieces: loader (spool
- * -> profile), then one report. Exit status: 0 when a report was written
+ * -> profile), hiding (profile -> the profile the reports show), then
+ * one report. Exit status: 0 when a report was written
  * (warnings included), 1 when the input could not be read or the output
  * not written, 2 for usage errors.
  */
@@ -10,15 +11,25 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "funcorder.h"
+#include "hide.h"
 #include "loader.h"
 #include "profile.h"
+#include "report_calls.h"
 #include "report_flat.h"
+#include "report_graph.h"
 #include "report_json.h"
+#include "report_outline.h"
+#include "report_racket.h"
+#include "space.h"
+#include "srcline.h"
 
 #ifndef PROFRUN_VERSION
 #define PROFRUN_VERSION "unknown"
@@ -30,11 +41,30 @@
 enum report_kind {
 	REPORT_FLAT,
 	REPORT_JSON,
+	REPORT_GRAPH,
+	REPORT_OUTLINE,
+	REPORT_CALL_COUNTS,
 };
+
+/* Options given that only some reports use, checked after parsing. */
+#define GIVEN_ORDER 0x1u
+#define GIVEN_STYLE 0x2u
+#define GIVEN_RACKET 0x4u   /* --hide-self, --hide-subs */
+#define GIVEN_OUTLINE 0x8u  /* --root, --max-indent */
+#define GIVEN_FRACTION 0x10u
+#define GIVEN_VIEW 0x20u     /* --alloc, --inuse, --peak */
 
 struct options {
 	enum report_kind report;
+	bool racket;
+	unsigned given;       /* GIVEN_* */
 	double threshold_pct;
+	double fractional_pct;
+	double hide_self_pct, hide_subs_pct;
+	enum funcorder order;
+	size_t root, max_indent;
+	struct hide_rules hide;
+	struct loader_opts load;
 	const char *output; /* NULL: standard output */
 	const char *spool;
 };
@@ -42,9 +72,29 @@ struct options {
 enum {
 	OPT_FLAT = 0x100,
 	OPT_JSON,
+	OPT_GRAPH,
+	OPT_OUTLINE,
 	OPT_THRESHOLD,
+	OPT_FRACTIONAL,
+	OPT_ORDER,
+	OPT_STYLE,
+	OPT_HIDE_SELF,
+	OPT_HIDE_SUBS,
+	OPT_ROOT,
+	OPT_MAX_INDENT,
+	OPT_HIDE,
+	OPT_HIDE_MODULE,
 	OPT_SHOW_ALL,
+	OPT_NO_DEMANGLE,
+	OPT_LINES,
+	OPT_DEBUG_DIR,
 	OPT_VERSION,
+	OPT_TIME,
+	OPT_SPACE,
+	OPT_ALLOC,
+	OPT_INUSE,
+	OPT_PEAK,
+	OPT_CALL_COUNTS,
 };
 
 static const char usage_text[] =
@@ -54,13 +104,63 @@ static const char usage_text[] =
 	"Reports (the last one given wins):\n"
 	"      --flat             flat profile: functions by self time "
 	"(default)\n"
+	"      --graph            call graph: each function with its "
+	"parents and children\n"
+	"      --outline          outline: the calling-context tree\n"
 	"      --json             the profile as JSON, every function\n"
+	"      --call-counts      exact counts of the calls to the malloc "
+	"family\n"
+	"\n"
+	"Profiles (time, unless the spool has allocation samples only):\n"
+	"      --time             CPU time (Allegro's time profiler)\n"
+	"      --space            space allocated, in bytes, in one of "
+	"three views:\n"
+	"      --alloc            all bytes allocated (the default view)\n"
+	"      --inuse            bytes never freed: the leaks at exit\n"
+	"      --peak             bytes live when the heap was largest\n"
 	"\n"
 	"Options:\n"
-	"      --threshold PCT    leave out functions below PCT percent of "
-	"the\n"
-	"                         samples in the flat profile (default 1.0)\n"
-	"      --show-all         list every function (--threshold 0)\n"
+	"      --threshold PCT    leave out functions (flat: by self time, "
+	"graph: by\n"
+	"                         total time) and outline paths below PCT "
+	"percent\n"
+	"                         of the samples (default 1.0)\n"
+	"      --fractional-threshold PCT\n"
+	"                         graph: leave out parents and children "
+	"below PCT\n"
+	"                         percent of the function's time (default "
+	"2.0)\n"
+	"      --order=ORDER      graph entries: topological (default), "
+	"self, total\n"
+	"      --style=STYLE      graph layout: allegro (default) or racket\n"
+	"      --hide-self PCT    racket style: leave out functions below "
+	"PCT percent\n"
+	"                         self time (default 1.0) ...\n"
+	"      --hide-subs PCT    ... whose caller and callee lines are all "
+	"below PCT\n"
+	"                         percent (default 2.0)\n"
+	"      --root=N           outline: only the subtree of line N\n"
+	"      --max-indent=N     outline: indent by at most N columns\n"
+	"      --hide=PATTERN     hide functions whose name matches the "
+	"glob PATTERN;\n"
+	"                         their time goes to their caller, shown "
+	"as '... name'\n"
+	"      --hide-module=PATTERN\n"
+	"                         hide the functions of modules whose file "
+	"name\n"
+	"                         (or path, when PATTERN has a '/') matches "
+	"PATTERN\n"
+	"                         (libprofrun.so* and __restore_rt are "
+	"hidden unless\n"
+	"                         --show-all is given)\n"
+	"      --show-all         no hiding and no thresholds (options after "
+	"it can\n"
+	"                         set them again)\n"
+	"      --no-demangle      show C++ names as the symbol table has them\n"
+	"      --lines            split functions by source line "
+	"(file.c:LINE)\n"
+	"      --debug-dir DIR    look for separate debug files under DIR\n"
+	"                         (default " DEBUG_ROOT ")\n"
 	"  -o, --output FILE      write the report to FILE instead of "
 	"standard output\n"
 	"  -h, --help             show this help and exit\n"
@@ -83,32 +183,138 @@ usage_error(const char *fmt, ...)
 }
 
 static double
-parse_pct(const char *arg)
+parse_pct(const char *opt, const char *arg)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(arg, &end);
 	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100)
-		usage_error("--threshold: '%s' is not a percentage from 0 to "
-			    "100", arg);
+		usage_error("%s: '%s' is not a percentage from 0 to 100", opt,
+			    arg);
 	return v;
+}
+
+static size_t
+parse_count(const char *opt, const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v >= SIZE_MAX)
+		usage_error("%s: '%s' is not a whole number", opt, arg);
+	return (size_t)v;
 }
 
 static const struct option long_opts[] = {
 	{ "flat", no_argument, NULL, OPT_FLAT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "graph", no_argument, NULL, OPT_GRAPH },
+	{ "outline", no_argument, NULL, OPT_OUTLINE },
+	{ "call-counts", no_argument, NULL, OPT_CALL_COUNTS },
+	{ "time", no_argument, NULL, OPT_TIME },
+	{ "space", no_argument, NULL, OPT_SPACE },
+	{ "alloc", no_argument, NULL, OPT_ALLOC },
+	{ "inuse", no_argument, NULL, OPT_INUSE },
+	{ "peak", no_argument, NULL, OPT_PEAK },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "fractional-threshold", required_argument, NULL, OPT_FRACTIONAL },
+	{ "order", required_argument, NULL, OPT_ORDER },
+	{ "style", required_argument, NULL, OPT_STYLE },
+	{ "hide-self", required_argument, NULL, OPT_HIDE_SELF },
+	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "max-indent", required_argument, NULL, OPT_MAX_INDENT },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "hide-module", required_argument, NULL, OPT_HIDE_MODULE },
 	{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --show-all: Allegro's show-all, every display control off. */
+static void
+show_all(struct options *o)
+{
+	o->threshold_pct = 0;
+	o->fractional_pct = 0;
+	o->hide_self_pct = 0;
+	o->hide_subs_pct = 0;
+	hide_rules_clear(&o->hide);
+}
+
+static void
+take_style(struct options *o, const char *arg)
+{
+	if (strcmp(arg, "racket") != 0 && strcmp(arg, "allegro") != 0)
+		usage_error("--style: '%s' is not allegro or racket", arg);
+	o->racket = arg[0] == 'r';
+	o->given |= GIVEN_STYLE;
+}
+
+/* Options that tune a report rather than pick one. Returns false for an
+ * option it does not know. */
+static bool
+take_tuning(struct options *o, int c)
+{
+	switch (c) {
+	case OPT_THRESHOLD:
+		o->threshold_pct = parse_pct("--threshold", optarg);
+		break;
+	case OPT_FRACTIONAL:
+		o->fractional_pct = parse_pct("--fractional-threshold", optarg);
+		o->given |= GIVEN_FRACTION;
+		break;
+	case OPT_ORDER:
+		if (funcorder_parse(optarg, &o->order) < 0)
+			usage_error("--order: '%s' is not topological, self or "
+				    "total", optarg);
+		o->given |= GIVEN_ORDER;
+		break;
+	case OPT_STYLE:
+		take_style(o, optarg);
+		break;
+	case OPT_HIDE_SELF:
+		o->hide_self_pct = parse_pct("--hide-self", optarg);
+		o->given |= GIVEN_RACKET;
+		break;
+	case OPT_HIDE_SUBS:
+		o->hide_subs_pct = parse_pct("--hide-subs", optarg);
+		o->given |= GIVEN_RACKET;
+		break;
+	case OPT_ROOT:
+		o->root = parse_count("--root", optarg);
+		o->given |= GIVEN_OUTLINE;
+		break;
+	case OPT_MAX_INDENT:
+		o->max_indent = parse_count("--max-indent", optarg);
+		o->given |= GIVEN_OUTLINE;
+		break;
+	case OPT_HIDE:
+		hide_rules_add_func(&o->hide, optarg);
+		break;
+	case OPT_HIDE_MODULE:
+		hide_rules_add_module(&o->hide, optarg);
+		break;
+	case OPT_SHOW_ALL:
+		show_all(o);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 /* Handles one option; help and version exit here. */
 static void
 take_option(struct options *o, int c, int optopt_c, char **argv)
 {
+	if (take_tuning(o, c))
+		return;
 	switch (c) {
 	case OPT_FLAT:
 		o->report = REPORT_FLAT;
@@ -116,11 +322,40 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_JSON:
 		o->report = REPORT_JSON;
 		break;
-	case OPT_THRESHOLD:
-		o->threshold_pct = parse_pct(optarg);
+	case OPT_GRAPH:
+		o->report = REPORT_GRAPH;
 		break;
-	case OPT_SHOW_ALL:
-		o->threshold_pct = 0;
+	case OPT_OUTLINE:
+		o->report = REPORT_OUTLINE;
+		break;
+	case OPT_CALL_COUNTS:
+		o->report = REPORT_CALL_COUNTS;
+		break;
+	case OPT_TIME:
+		o->load.kind = LOADER_KIND_TIME;
+		break;
+	case OPT_SPACE:
+		o->load.kind = LOADER_KIND_SPACE;
+		break;
+	case OPT_ALLOC:
+	case OPT_INUSE:
+	case OPT_PEAK:
+		o->load.space_view = c == OPT_ALLOC ? PROFILE_SPACE_ALLOC :
+				     c == OPT_INUSE ? PROFILE_SPACE_INUSE :
+						      PROFILE_SPACE_PEAK;
+		o->given |= GIVEN_VIEW;
+		break;
+	case OPT_NO_DEMANGLE:
+		o->load.resolve.no_demangle = true;
+		break;
+	case OPT_LINES:
+		if (!srcline_available())
+			usage_error("--lines needs libdw, which this build of "
+				    "profanalyze lacks");
+		o->load.resolve.lines = true;
+		break;
+	case OPT_DEBUG_DIR:
+		o->load.resolve.debug_root = optarg;
 		break;
 	case 'o':
 		o->output = optarg;
@@ -140,17 +375,50 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	}
 }
 
+/* An option that the chosen report would silently ignore is an error:
+ * the user expects it to change something. */
+static void
+check_applies(const struct options *o)
+{
+	bool graph = o->report == REPORT_GRAPH;
+	if ((o->given & (GIVEN_ORDER | GIVEN_STYLE)) && !graph)
+		usage_error("--order and --style apply to --graph only");
+	if ((o->given & GIVEN_RACKET) && !(graph && o->racket))
+		usage_error("--hide-self and --hide-subs apply to --graph "
+			    "--style=racket only");
+	if ((o->given & GIVEN_FRACTION) && !(graph && !o->racket))
+		usage_error("--fractional-threshold applies to --graph "
+			    "(allegro style) only");
+	if ((o->given & GIVEN_OUTLINE) && o->report != REPORT_OUTLINE)
+		usage_error("--root and --max-indent apply to --outline only");
+	if ((o->given & GIVEN_VIEW) && o->load.kind == LOADER_KIND_TIME)
+		usage_error("--alloc, --inuse and --peak are views of the space "
+			    "profile, not of --time");
+}
+
 static void
 parse_args(struct options *o, int argc, char **argv)
 {
 	int c;
 
+	memset(o, 0, sizeof(*o));
 	o->report = REPORT_FLAT;
 	o->threshold_pct = 1.0;
-	o->output = NULL;
+	o->fractional_pct = 2.0;
+	o->hide_self_pct = 1.0;
+	o->hide_subs_pct = 2.0;
+	o->order = FUNCORDER_TOPOLOGICAL;
+	o->root = REPORT_OUTLINE_ALL;
+	o->max_indent = REPORT_OUTLINE_ALL;
+	o->load.resolve.debug_root = DEBUG_ROOT;
+	hide_rules_defaults(&o->hide);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1)
 		take_option(o, c, optopt, argv);
+	check_applies(o);
+	/* A view asks for the space profile. */
+	if (o->given & GIVEN_VIEW)
+		o->load.kind = LOADER_KIND_SPACE;
 	if (optind == argc)
 		usage_error("missing SPOOL operand");
 	if (argc - optind > 1)
@@ -159,23 +427,96 @@ parse_args(struct options *o, int argc, char **argv)
 	o->spool = argv[optind];
 }
 
-/* Writes the report; returns 0 or 1 (the exit status). */
+static void
+write_graph(FILE *out, const struct options *o, const struct profile *p)
+{
+	if (o->racket) {
+		struct report_racket_opts ro = {
+			.order = o->order,
+			.hide_self_pct = o->hide_self_pct,
+			.hide_subs_pct = o->hide_subs_pct,
+		};
+		report_racket_write(out, p, &ro);
+	} else {
+		struct report_graph_opts go = {
+			.order = o->order,
+			.threshold_pct = o->threshold_pct,
+			.fractional_pct = o->fractional_pct,
+		};
+		report_graph_write(out, p, &go);
+	}
+}
+
+static void
+write_body(FILE *out, const struct options *o, const struct profile *p,
+	   const struct report_outline *outline)
+{
+	struct report_flat_opts fo = { .threshold_pct = o->threshold_pct };
+
+	switch (o->report) {
+	case REPORT_JSON:
+		report_json_write(out, p);
+		break;
+	case REPORT_GRAPH:
+		write_graph(out, o, p);
+		break;
+	case REPORT_OUTLINE:
+		report_outline_write(out, outline);
+		break;
+	case REPORT_FLAT:
+		report_flat_write(out, p, &fo);
+		break;
+	case REPORT_CALL_COUNTS:
+		report_calls_write(out, p);
+		break;
+	}
+}
+
+/* The outline is laid out before anything is written, so that a --root
+ * beyond its last line is an error without output. Returns NULL after
+ * the error message. */
+static struct report_outline *
+prepare_outline(const struct options *o, const struct profile *p)
+{
+	struct report_outline_opts oo = {
+		.threshold_pct = o->threshold_pct,
+		.root = o->root,
+		.max_indent = o->max_indent,
+	};
+	struct report_outline *r = report_outline_new(p, &oo);
+	size_t n = report_outline_lines(r);
+
+	if (o->root == REPORT_OUTLINE_ALL || o->root < n)
+		return r;
+	if (n == 0)
+		diag_error("%s: --root=%zu: the outline is empty", o->spool,
+			   o->root);
+	else
+		diag_error("%s: --root=%zu: no such outline line (the "
+			   "outline has lines 0 to %zu)", o->spool, o->root,
+			   n - 1);
+	report_outline_free(r);
+	return NULL;
+}
+
+/* Writes the report; returns the exit status. */
 static int
 write_report(const struct options *o, const struct profile *p)
 {
 	const char *name = o->output ? o->output : "standard output";
+	struct report_outline *outline = NULL;
 	FILE *out = stdout;
 
+	if (o->report == REPORT_OUTLINE &&
+	    !(outline = prepare_outline(o, p)))
+		return EXIT_USAGE;
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		diag_error("%s: %s", o->output, strerror(errno));
+		report_outline_free(outline);
 		return 1;
 	}
-	if (o->report == REPORT_JSON) {
-		report_json_write(out, p);
-	} else {
-		struct report_flat_opts fo = { .threshold_pct = o->threshold_pct };
-		report_flat_write(out, p, &fo);
-	}
+	write_body(out, o, p, outline);
+	report_outline_free(outline);
 	int bad = fflush(out) != 0 || ferror(out);
 	int saved = errno;
 	if (out != stdout && fclose(out) != 0 && !bad) {
@@ -193,13 +534,30 @@ int
 main(int argc, char **argv)
 {
 	struct options o;
-	struct loader_opts lo = { .debug_root = DEBUG_ROOT };
 
 	parse_args(&o, argc, argv);
-	struct profile *p = loader_read(o.spool, &lo);
-	if (!p)
+	struct profile *p = loader_read(o.spool, &o.load);
+	if (!p) {
+		hide_rules_free(&o.hide);
 		return EXIT_FAILURE;
-	int ret = write_report(&o, p);
+	}
+	if (p->hdr.kind == PROFILE_KIND_SPACE && o.report == REPORT_GRAPH &&
+	    o.racket) {
+		diag_error("%s: --style=racket shows time profiles only; this "
+			   "is a space profile (use the allegro style)", o.spool);
+		profile_free(p);
+		hide_rules_free(&o.hide);
+		return EXIT_USAGE;
+	}
+	/* Every report reads the profile with hidden functions collapsed. */
+	/* (The call counts have no stacks to collapse, and the collapsed
+	 * copy leaves out their per-thread figures.) */
+	struct profile *shown = o.report == REPORT_CALL_COUNTS ?
+					p : hide_apply(p, &o.hide);
+	int ret = write_report(&o, shown);
+	if (shown != p)
+		profile_free(shown);
 	profile_free(p);
+	hide_rules_free(&o.hide);
 	return ret;
 }

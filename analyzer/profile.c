@@ -9,6 +9,13 @@
  * count a sample several times), so profile_finish() walks up from every
  * node that has self weight and credits each distinct function on the
  * path once, using a per-function stamp: O(nodes * depth).
+ *
+ * The call graph comes from the tree too, never from the samples: one
+ * depth-first walk keeps a count of each edge on the current path, and a
+ * node whose edge is not yet on the path credits its whole subtree total
+ * to the edge, so a sample counts once per edge however often the call
+ * recurs: O(nodes). The Racket times divide by occurrences on the whole
+ * stack, so they walk up from every node with self weight instead.
  */
 #include "profile.h"
 
@@ -53,6 +60,7 @@ profile_free(struct profile *p)
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		free(p->funcs[i].name);
 		free(p->funcs[i].label);
+		free(p->funcs[i].file);
 	}
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].name);
@@ -61,6 +69,11 @@ profile_free(struct profile *p)
 	free(p->nodes);
 	free(p->threads);
 	free(p->samples);
+	free(p->edges);
+	free(p->edges_out);
+	free(p->edges_in);
+	free(p->out_start);
+	free(p->in_start);
 	free(p->hdr.exe);
 	hmap_free(&p->children);
 	hmap_free(&p->tids);
@@ -91,6 +104,16 @@ profile_add_func(struct profile *p, uint32_t module, const char *name,
 	f->addr = addr;
 	f->flags = flags;
 	return (uint32_t)p->nfuncs++;
+}
+
+void
+profile_func_set_source(struct profile *p, uint32_t func, const char *file,
+			uint32_t line)
+{
+	struct profile_func *f = &p->funcs[func];
+	free(f->file);
+	f->file = file ? xstrdup(file) : NULL;
+	f->line = line;
 }
 
 uint32_t
@@ -188,8 +211,11 @@ credit_path(struct profile *p, uint32_t node, uint32_t *stamp)
 {
 	const struct profile_node *leaf = &p->nodes[node];
 	if (leaf->func != PROFILE_NONE) {
-		p->funcs[leaf->func].self += leaf->self;
-		p->funcs[leaf->func].self_samples += leaf->self_samples;
+		struct profile_func *f = &p->funcs[leaf->func];
+		f->self += leaf->self;
+		f->self_samples += leaf->self_samples;
+		f->elided += leaf->elided;
+		f->elided_samples += leaf->elided_samples;
 	}
 	for (uint32_t x = node; x != PROFILE_ROOT; x = p->nodes[x].parent) {
 		uint32_t f = p->nodes[x].func;
@@ -234,17 +260,23 @@ qualified_label(const struct profile *p, uint32_t f, bool same_module)
 }
 
 /* Gives every function a label unique in the profile, so the text reports
- * never show two rows that look like one function. */
+ * never show two rows that look like one function. Hidden functions show
+ * nowhere, so they do not make the others' labels longer. */
 static void
 make_labels(struct profile *p)
 {
 	uint32_t *ids = xcalloc(p->nfuncs, sizeof(*ids));
-	for (size_t i = 0; i < p->nfuncs; i++)
-		ids[i] = (uint32_t)i;
-	qsort_r(ids, p->nfuncs, sizeof(*ids), cmp_by_name, p);
-	for (size_t i = 0; i < p->nfuncs;) {
+	size_t n = 0;
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		if (p->funcs[i].flags & PROFILE_FUNC_HIDDEN)
+			p->funcs[i].label = xstrdup(p->funcs[i].name);
+		else
+			ids[n++] = (uint32_t)i;
+	}
+	qsort_r(ids, n, sizeof(*ids), cmp_by_name, p);
+	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
-		while (j < p->nfuncs &&
+		while (j < n &&
 		       strcmp(p->funcs[ids[i]].name, p->funcs[ids[j]].name) == 0)
 			j++;
 		for (size_t k = i; k < j; k++) {
@@ -262,6 +294,216 @@ make_labels(struct profile *p)
 	free(ids);
 }
 
+/* ---- the call graph ---- */
+
+/* Scratch state of the call-graph derivation. */
+struct graph_build {
+	struct hmap ids;     /* (caller << 32 | callee) -> edge id */
+	size_t edges_cap;
+	uint32_t *node_edge; /* per node: the edge from its parent */
+	uint32_t *on_path;   /* per edge: occurrences on the current path */
+	size_t on_path_cap;
+	uint32_t *fcount;    /* per function: occurrences on the path */
+};
+
+static uint32_t
+edge_id(struct profile *p, struct graph_build *g, uint32_t caller,
+	uint32_t callee)
+{
+	uint64_t key = (uint64_t)caller << 32 | callee, id;
+	if (hmap_get(&g->ids, key, &id))
+		return (uint32_t)id;
+	xgrow(&p->edges, &g->edges_cap, p->nedges + 1, sizeof(*p->edges));
+	xgrow(&g->on_path, &g->on_path_cap, p->nedges + 1,
+	      sizeof(*g->on_path));
+	id = p->nedges++;
+	p->edges[id] = (struct profile_edge){ .caller = caller,
+					      .callee = callee };
+	g->on_path[id] = 0;
+	hmap_put(&g->ids, key, id);
+	return (uint32_t)id;
+}
+
+/* Entering node x in the depth-first walk: its edge gets the subtree's
+ * weight unless the same call is already on the path above (then those
+ * samples were counted there). */
+static void
+enter_node(struct profile *p, struct graph_build *g, uint32_t x)
+{
+	const struct profile_node *n = &p->nodes[x];
+	uint32_t e = edge_id(p, g, p->nodes[n->parent].func, n->func);
+
+	g->node_edge[x] = e;
+	if (g->on_path[e]++ == 0) {
+		p->edges[e].weight += n->total;
+		p->edges[e].samples += n->total_samples;
+	}
+	if (g->fcount[n->func]++ > 0)
+		p->funcs[n->func].flags |= PROFILE_FUNC_RECURSIVE;
+	if (n->self_samples || n->self) {
+		uint32_t leaf = edge_id(p, g, n->func, PROFILE_NONE);
+		p->edges[leaf].weight += n->self;
+		p->edges[leaf].samples += n->self_samples;
+	}
+}
+
+static void
+leave_node(const struct profile *p, struct graph_build *g, uint32_t x)
+{
+	g->on_path[g->node_edge[x]]--;
+	g->fcount[p->nodes[x].func]--;
+}
+
+/* Depth-first over the tree without recursion (stacks can be deep). */
+static void
+walk_edges(struct profile *p, struct graph_build *g)
+{
+	const struct profile_node *nodes = p->nodes;
+	uint32_t x = nodes[PROFILE_ROOT].first_child;
+
+	while (x != PROFILE_NONE) {
+		enter_node(p, g, x);
+		if (nodes[x].first_child != PROFILE_NONE) {
+			x = nodes[x].first_child;
+			continue;
+		}
+		/* Leave x and each ancestor whose last child is done. */
+		while (x != PROFILE_ROOT) {
+			leave_node(p, g, x);
+			if (nodes[x].next_sibling != PROFILE_NONE)
+				break;
+			x = nodes[x].parent;
+		}
+		x = x == PROFILE_ROOT ? PROFILE_NONE : nodes[x].next_sibling;
+	}
+}
+
+/* Racket's caller and callee times for the stack that ends at leaf: each
+ * edge occurrence is divided by the occurrences of its caller, resp.
+ * callee, on this stack. */
+static void
+divide_path(struct profile *p, struct graph_build *g, uint32_t leaf)
+{
+	const struct profile_node *nodes = p->nodes;
+	double w = (double)nodes[leaf].self;
+	uint32_t *cnt = g->fcount;
+
+	for (uint32_t x = leaf; x != PROFILE_ROOT; x = nodes[x].parent)
+		cnt[nodes[x].func]++;
+	for (uint32_t x = leaf; x != PROFILE_ROOT; x = nodes[x].parent) {
+		struct profile_edge *e = &p->edges[g->node_edge[x]];
+		e->callee_time += w / cnt[nodes[x].func];
+		e->caller_time += w / (e->caller == PROFILE_NONE
+					       ? 1 : cnt[e->caller]);
+	}
+	struct profile_edge *e =
+		&p->edges[edge_id(p, g, nodes[leaf].func, PROFILE_NONE)];
+	e->caller_time += w / cnt[nodes[leaf].func];
+	e->callee_time += w;
+	for (uint32_t x = leaf; x != PROFILE_ROOT; x = nodes[x].parent)
+		cnt[nodes[x].func] = 0;
+}
+
+static size_t
+func_slot(const struct profile *p, uint32_t func)
+{
+	return func == PROFILE_NONE ? p->nfuncs : func;
+}
+
+/* Orders edges by weight, then by the label of their other end (the
+ * callee in a callee list, the caller in a caller list), PROFILE_NONE
+ * last. */
+struct edge_cmp {
+	const struct profile *p;
+	bool by_callee;
+};
+
+static int
+cmp_edges(const void *pa, const void *pb, void *arg)
+{
+	const struct edge_cmp *c = arg;
+	const struct profile_edge *a = &c->p->edges[*(const uint32_t *)pa];
+	const struct profile_edge *b = &c->p->edges[*(const uint32_t *)pb];
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	uint32_t fa = c->by_callee ? a->callee : a->caller;
+	uint32_t fb = c->by_callee ? b->callee : b->caller;
+	if (fa == fb)
+		return 0;
+	if (fa == PROFILE_NONE || fb == PROFILE_NONE)
+		return fa == PROFILE_NONE ? 1 : -1;
+	return strcmp(c->p->funcs[fa].label, c->p->funcs[fb].label);
+}
+
+/* Groups edge ids by one end (a counting sort) into *ids / *start, each
+ * group sorted by cmp_edges. by_callee: group by caller, order by callee
+ * (the callee lists), and the other way round. */
+static void
+group_edges(const struct profile *p, bool by_callee, uint32_t **ids,
+	    uint32_t **start)
+{
+	size_t slots = p->nfuncs + 1;
+	uint32_t *st = xcalloc(slots + 1, sizeof(*st));
+	uint32_t *out = xcalloc(p->nedges, sizeof(*out));
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct profile_edge *e = &p->edges[i];
+		st[func_slot(p, by_callee ? e->caller : e->callee) + 1]++;
+	}
+	for (size_t s = 0; s < slots; s++)
+		st[s + 1] += st[s];
+	uint32_t *fill = xmalloc(slots * sizeof(*fill));
+	memcpy(fill, st, slots * sizeof(*fill));
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct profile_edge *e = &p->edges[i];
+		out[fill[func_slot(p, by_callee ? e->caller : e->callee)]++] =
+			(uint32_t)i;
+	}
+	free(fill);
+	struct edge_cmp c = { p, by_callee };
+	for (size_t s = 0; s < slots; s++)
+		qsort_r(out + st[s], st[s + 1] - st[s], sizeof(*out),
+			cmp_edges, &c);
+	*ids = out;
+	*start = st;
+}
+
+static void
+build_graph(struct profile *p)
+{
+	struct graph_build g = { .edges_cap = 0 };
+	hmap_init(&g.ids);
+	g.node_edge = xcalloc(p->nnodes, sizeof(*g.node_edge));
+	g.fcount = xcalloc(p->nfuncs ? p->nfuncs : 1, sizeof(*g.fcount));
+	walk_edges(p, &g);
+	for (size_t i = 1; i < p->nnodes; i++)
+		if (p->nodes[i].self_samples || p->nodes[i].self)
+			divide_path(p, &g, (uint32_t)i);
+	group_edges(p, true, &p->edges_out, &p->out_start);
+	group_edges(p, false, &p->edges_in, &p->in_start);
+	hmap_free(&g.ids);
+	free(g.node_edge);
+	free(g.on_path);
+	free(g.fcount);
+}
+
+const uint32_t *
+profile_callees(const struct profile *p, uint32_t func, size_t *n)
+{
+	size_t s = func_slot(p, func);
+	*n = p->out_start[s + 1] - p->out_start[s];
+	return p->edges_out + p->out_start[s];
+}
+
+const uint32_t *
+profile_callers(const struct profile *p, uint32_t func, size_t *n)
+{
+	size_t s = func_slot(p, func);
+	*n = p->in_start[s + 1] - p->in_start[s];
+	return p->edges_in + p->in_start[s];
+}
+
+/* ---- finishing ---- */
+
 void
 profile_finish(struct profile *p)
 {
@@ -270,11 +512,16 @@ profile_finish(struct profile *p)
 	p->finished = true;
 	uint32_t *stamp = xmalloc(p->nfuncs * sizeof(*stamp));
 	memset(stamp, 0xff, p->nfuncs * sizeof(*stamp));
-	for (size_t i = 0; i < p->nnodes; i++)
-		if (p->nodes[i].self_samples || p->nodes[i].self)
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct profile_node *n = &p->nodes[i];
+		if (n->self_samples || n->self)
 			credit_path(p, (uint32_t)i, stamp);
+		if (n->flags & PROFILE_NODE_ELIDED)
+			p->funcs[n->func].flags |= PROFILE_FUNC_ELIDED;
+	}
 	free(stamp);
 	make_labels(p);
+	build_graph(p);
 }
 
 static int
@@ -296,7 +543,8 @@ profile_funcs_by_self(const struct profile *p, size_t *n)
 	uint32_t *ids = xcalloc(p->nfuncs, sizeof(*ids));
 	size_t k = 0;
 	for (size_t i = 0; i < p->nfuncs; i++)
-		if (!(p->funcs[i].flags & PROFILE_FUNC_PSEUDO))
+		if (!(p->funcs[i].flags &
+		      (PROFILE_FUNC_PSEUDO | PROFILE_FUNC_HIDDEN)))
 			ids[k++] = (uint32_t)i;
 	qsort_r(ids, k, sizeof(*ids), cmp_by_self, (void *)p);
 	*n = k;
@@ -308,4 +556,126 @@ profile_func_module(const struct profile *p, uint32_t func)
 {
 	uint32_t m = p->funcs[func].module;
 	return m == PROFILE_NONE ? NULL : p->modules[m];
+}
+
+/* ---- hiding ---- */
+
+/* A copy of src's header, modules, functions (without their figures)
+ * and threads: everything but the tree and the samples. */
+static struct profile *
+copy_frame(const struct profile *src)
+{
+	struct profile *d = profile_new(src->hdr.kind);
+	d->hdr = src->hdr;
+	d->hdr.exe = src->hdr.exe ? xstrdup(src->hdr.exe) : NULL;
+	for (size_t i = 0; i < src->nmodules; i++)
+		profile_module(d, src->modules[i]);
+	for (size_t i = 0; i < src->nfuncs; i++) {
+		const struct profile_func *f = &src->funcs[i];
+		uint32_t id = profile_add_func(d, f->module, f->name, f->addr,
+				 f->flags & (PROFILE_FUNC_UNNAMED |
+					     PROFILE_FUNC_PSEUDO |
+					     PROFILE_FUNC_HIDDEN |
+					     PROFILE_FUNC_ELLIPSIS));
+		if (f->file)
+			profile_func_set_source(d, id, f->file, f->line);
+	}
+	for (size_t i = 0; i < src->nthreads; i++) {
+		const struct profile_thread *t = &src->threads[i];
+		uint32_t k = profile_thread(d, t->tid);
+		d->threads[k].samples = t->samples;
+		d->threads[k].weight = t->weight;
+		if (t->name)
+			profile_thread_set_name(d, k, t->name, strlen(t->name));
+	}
+	return d;
+}
+
+struct collapse {
+	struct profile *d;
+	const bool *hidden;
+	uint32_t *map;      /* src node -> d node its frames went to */
+	uint32_t *self_at;  /* src node -> d node its self weight went to */
+	uint32_t ellipsis;  /* d node "..." under the root, or NONE */
+};
+
+static uint32_t
+ellipsis_node(struct collapse *c)
+{
+	if (c->ellipsis == PROFILE_NONE) {
+		uint32_t f = profile_add_func(c->d, PROFILE_NONE, "...", 0,
+					      PROFILE_FUNC_ELLIPSIS);
+		c->ellipsis = child(c->d, PROFILE_ROOT, f);
+	}
+	return c->ellipsis;
+}
+
+/* Places src node x in d: a displayed frame becomes (or joins) a child of
+ * where its parent went; a hidden one merges into that node. */
+static void
+collapse_node(struct collapse *c, const struct profile_node *x, uint32_t id)
+{
+	struct profile *d = c->d;
+	uint32_t up = c->map[x->parent];
+
+	if (!c->hidden[x->func]) {
+		c->map[id] = c->self_at[id] = child(d, up, x->func);
+	} else if (up == PROFILE_ROOT) {
+		c->map[id] = PROFILE_ROOT;
+		c->self_at[id] = x->self_samples || x->self ? ellipsis_node(c)
+							    : PROFILE_ROOT;
+	} else {
+		c->map[id] = c->self_at[id] = up;
+		d->nodes[up].flags |= PROFILE_NODE_ELIDED;
+		d->nodes[up].elided += x->self;
+		d->nodes[up].elided_samples += x->self_samples;
+	}
+	struct profile_node *to = &d->nodes[c->self_at[id]];
+	to->self += x->self;
+	to->self_samples += x->self_samples;
+}
+
+struct profile *
+profile_collapse(const struct profile *src, const bool *hidden)
+{
+	struct collapse c = {
+		.d = copy_frame(src),
+		.hidden = hidden,
+		.map = xmalloc(src->nnodes * sizeof(*c.map)),
+		.self_at = xmalloc(src->nnodes * sizeof(*c.self_at)),
+		.ellipsis = PROFILE_NONE,
+	};
+	struct profile *d = c.d;
+
+	c.map[PROFILE_ROOT] = c.self_at[PROFILE_ROOT] = PROFILE_ROOT;
+	d->nodes[PROFILE_ROOT].self = src->nodes[PROFILE_ROOT].self;
+	d->nodes[PROFILE_ROOT].self_samples =
+		src->nodes[PROFILE_ROOT].self_samples;
+	for (size_t i = 0; i < src->nfuncs; i++)
+		if (hidden[i])
+			d->funcs[i].flags |= PROFILE_FUNC_HIDDEN;
+	/* A parent's id is below its children's: one pass in id order. */
+	for (size_t i = 1; i < src->nnodes; i++)
+		collapse_node(&c, &src->nodes[i], (uint32_t)i);
+	for (size_t i = d->nnodes; i-- > 1;) {
+		struct profile_node *n = &d->nodes[i];
+		n->total += n->self;
+		n->total_samples += n->self_samples;
+		d->nodes[n->parent].total += n->total;
+		d->nodes[n->parent].total_samples += n->total_samples;
+	}
+	d->nodes[PROFILE_ROOT].total += d->nodes[PROFILE_ROOT].self;
+	d->nodes[PROFILE_ROOT].total_samples +=
+		d->nodes[PROFILE_ROOT].self_samples;
+
+	xgrow(&d->samples, &d->samples_cap, src->nsamples, sizeof(*d->samples));
+	for (size_t i = 0; i < src->nsamples; i++) {
+		d->samples[i] = src->samples[i];
+		d->samples[i].node = c.self_at[src->samples[i].node];
+	}
+	d->nsamples = src->nsamples;
+	free(c.map);
+	free(c.self_at);
+	profile_finish(d);
+	return d;
 }

@@ -18,7 +18,15 @@
  * derived from the tree by profile_finish(): self is the sum of the self
  * weight of the function's nodes; total adds each sample once to every
  * distinct function on its path, so a recursive function is not counted
- * once per activation.
+ * once per activation. profile_finish() also derives the call graph from
+ * the tree: one edge per (caller, callee) pair seen in a stack, with the
+ * weights both the Allegro and the Racket call-graph reports need.
+ *
+ * Hidden functions (Allegro's *hidden-functions*) are a transformation of
+ * the model, not of a report: profile_collapse() builds a second profile
+ * whose tree has the hidden frames removed, their cost charged to the
+ * nearest displayed caller. Every report then reads that one profile, so
+ * flat, call graph, outline and JSON agree on what was hidden.
  */
 #ifndef PROFANALYZE_PROFILE_H
 #define PROFANALYZE_PROFILE_H
@@ -35,21 +43,63 @@
 
 enum profile_kind {
 	PROFILE_KIND_TIME = 1,
+	PROFILE_KIND_SPACE = 2, /* weights are bytes (see space.h) */
+};
+
+/* Which sampled allocations a space profile shows (space.h). */
+enum profile_space_view {
+	PROFILE_SPACE_ALLOC = 0, /* all bytes allocated */
+	PROFILE_SPACE_INUSE = 1, /* never freed */
+	PROFILE_SPACE_PEAK = 2,  /* live when the heap was largest */
+};
+
+/* What a space profile's header says beyond samples and weight. The
+ * estimates are sums of sample weights (bytes) and their variances. */
+struct profile_space {
+	enum profile_space_view view;
+	uint64_t interval;       /* mean bytes between samples, 0 unknown */
+	uint64_t alloc_records;  /* sampled allocations in the spool */
+	uint64_t free_records;
+	uint64_t matched_frees;  /* FREEs of a sampled block */
+	uint64_t untracked;      /* samples whose free was not recorded */
+	double alloc_bytes;      /* estimate of all bytes allocated */
+	double alloc_var;        /* and its variance */
+	double view_var;         /* variance of the view's weight */
+	uint64_t peak_time_ns;   /* CLOCK_MONOTONIC of the estimated peak */
+	bool has_calls;          /* CALL_COUNTS records were read */
+	uint64_t calls[SPOOL_ALLOC_FN_MAX_]; /* exact, all threads */
 };
 
 /* profile_func.flags */
 #define PROFILE_FUNC_UNNAMED 0x1u /* no symbol: module+offset or address */
 #define PROFILE_FUNC_PSEUDO 0x2u  /* a marker in the tree, not code */
+/* Set by profile_collapse(): */
+#define PROFILE_FUNC_HIDDEN 0x4u   /* removed from the tree */
+#define PROFILE_FUNC_ELLIPSIS 0x8u /* "...": hidden code no displayed
+				    * function called (outermost frames) */
+/* Set by profile_finish(): */
+#define PROFILE_FUNC_ELIDED 0x10u    /* absorbed hidden callees: "... f" */
+#define PROFILE_FUNC_RECURSIVE 0x20u /* twice on some sample's stack */
+
+/* profile_node.flags */
+#define PROFILE_NODE_ELIDED 0x1u /* hidden frames were collapsed into it */
 
 struct profile_func {
 	char *name;
 	uint32_t module; /* index into modules, PROFILE_NONE when none */
 	uint32_t flags;  /* PROFILE_FUNC_* */
 	uint64_t addr;   /* ELF address of the symbol (or the offset) */
+	/* Source position of a function split by line (profanalyze
+	 * --lines; see profile_func_set_source), else NULL and 0. */
+	char *file;
+	uint32_t line;
 	/* Filled by profile_finish(): */
 	char *label;     /* name made unique among all functions */
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
+	/* Part of self that hidden callees with nothing displayable below
+	 * them spent (already included in self). */
+	uint64_t elided, elided_samples;
 };
 
 struct profile_node {
@@ -58,15 +108,42 @@ struct profile_node {
 	uint32_t first_child;  /* PROFILE_NONE when a leaf */
 	uint32_t last_child;   /* PROFILE_NONE when a leaf */
 	uint32_t next_sibling; /* in insertion order */
+	uint32_t flags;        /* PROFILE_NODE_* */
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
+	uint64_t elided, elided_samples; /* as in profile_func */
+};
+
+/*
+ * A call-graph edge: caller called callee in at least one sample. The
+ * root end of a stack has an edge from PROFILE_NONE (Racket's *-node) to
+ * its outermost frame, the leaf an edge to PROFILE_NONE.
+ *
+ * weight counts each sample once however often the call occurs on its
+ * stack (Allegro: "only the oldest instance is recorded"), so it is both
+ * the time callee spent called by caller and the time caller spent
+ * calling callee. caller_time and callee_time divide each occurrence by
+ * the number of occurrences of the caller, resp. the callee, on that
+ * stack (Racket's edge-caller-time and edge-callee-time): the callee
+ * times of a function's incoming edges sum to its total, and so do the
+ * caller times of its outgoing ones.
+ */
+struct profile_edge {
+	uint32_t caller, callee;
+	uint64_t weight, samples;
+	double caller_time, callee_time;
 };
 
 struct profile_thread {
 	uint32_t tid;
 	char *name; /* NULL until a THREAD name record is seen */
+	uint64_t name_time_ns; /* when it got that name (the latest wins) */
 	uint64_t samples;
 	uint64_t weight;
+	/* Exact calls of the malloc family (space profiling), and whether
+	 * the spool had a CALL_COUNTS record for this thread. */
+	bool has_calls;
+	uint64_t calls[SPOOL_ALLOC_FN_MAX_];
 };
 
 struct profile_sample {
@@ -99,6 +176,11 @@ struct profile_header {
 	uint64_t truncated_stacks;
 	uint64_t unwind_errors;
 	uint64_t unnamed_samples; /* samples with at least one unnamed frame */
+	uint64_t start_mono_ns;   /* PROCESS.start_mono_ns, 0 when unknown */
+	uint32_t process_flags;   /* PROCESS.flags: SPOOL_PROCESS_* */
+	uint32_t end_reason;      /* FOOTER.end_reason: enum spool_end */
+	uint32_t end_signal;      /* FOOTER.end_signal */
+	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 
 struct profile {
@@ -113,7 +195,13 @@ struct profile {
 	size_t nthreads, threads_cap;
 	struct profile_sample *samples;
 	size_t nsamples, samples_cap;
+	/* The call graph, filled by profile_finish(); read it through
+	 * profile_callers() and profile_callees(). */
+	struct profile_edge *edges;
+	size_t nedges;
 	/* private */
+	uint32_t *edges_out, *edges_in; /* edge ids grouped by caller/callee */
+	uint32_t *out_start, *in_start; /* nfuncs + 2 offsets each */
 	struct hmap children; /* (parent << 32 | func) -> node */
 	struct hmap tids;     /* tid -> thread index */
 	bool finished;
@@ -135,6 +223,11 @@ profile_module(struct profile *p, const char *path);
 uint32_t
 profile_add_func(struct profile *p, uint32_t module, const char *name,
 		 uint64_t addr, uint32_t flags);
+
+/* Sets a function's source position (file is copied). */
+void
+profile_func_set_source(struct profile *p, uint32_t func, const char *file,
+			uint32_t line);
 
 /* Index of the thread with this tid, added when new. */
 uint32_t
@@ -158,9 +251,9 @@ profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
 void
 profile_finish(struct profile *p);
 
-/* Ids of all functions except pseudo ones, sorted by self weight
- * descending, then total descending, then label. Returns a new array the
- * caller frees; *n is its length. Needs profile_finish(). */
+/* Ids of all functions except pseudo and hidden ones, sorted by self
+ * weight descending, then total descending, then label. Returns a new
+ * array the caller frees; *n is its length. Needs profile_finish(). */
 uint32_t *
 profile_funcs_by_self(const struct profile *p, size_t *n);
 
@@ -168,5 +261,27 @@ profile_funcs_by_self(const struct profile *p, size_t *n);
  * as the profile. */
 const char *
 profile_func_module(const struct profile *p, uint32_t func);
+
+/* The edges whose caller (profile_callees) or callee (profile_callers) is
+ * func, PROFILE_NONE standing for the root of all stacks, sorted by
+ * weight descending, then by the other end's label (PROFILE_NONE last).
+ * Returns edge ids (indexes into p->edges) valid as long as the profile;
+ * *n is their number. Needs profile_finish(). */
+const uint32_t *
+profile_callees(const struct profile *p, uint32_t func, size_t *n);
+const uint32_t *
+profile_callers(const struct profile *p, uint32_t func, size_t *n);
+
+/* A new, finished profile with the functions flagged in hidden[] (one
+ * flag per function id of src, which must be finished) removed from every
+ * stack: a hidden frame's self weight goes to the nearest displayed
+ * caller, which is marked PROFILE_NODE_ELIDED / PROFILE_FUNC_ELIDED, and
+ * its displayed callees become that caller's callees. Weight without any
+ * displayed caller goes to a function "..." (PROFILE_FUNC_ELLIPSIS)
+ * called from the root. Function ids stay those of src; hidden functions
+ * keep their entry, flagged PROFILE_FUNC_HIDDEN, and appear nowhere.
+ * The caller frees the result with profile_free(). */
+struct profile *
+profile_collapse(const struct profile *src, const bool *hidden);
 
 #endif

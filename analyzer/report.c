@@ -9,6 +9,7 @@
  */
 #include "report.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -18,6 +19,20 @@ double
 report_seconds(uint64_t weight)
 {
 	return (double)weight / 1e9;
+}
+
+double
+report_value(const struct profile *p, uint64_t weight)
+{
+	if (p->hdr.kind == PROFILE_KIND_SPACE)
+		return (double)weight / 1024.0;
+	return report_seconds(weight);
+}
+
+int
+report_value_decimals(const struct profile *p)
+{
+	return p->hdr.kind == PROFILE_KIND_SPACE ? 0 : 2;
 }
 
 double
@@ -66,16 +81,19 @@ represents_line(FILE *out, const struct profile *p)
 {
 	const struct profile_header *h = &p->hdr;
 	char sampled[32], total[32];
-	const char *what = h->clock == SPOOL_CLOCK_WALL
-				   ? "elapsed real time"
-				   : "user+system CPU time";
+	/* The perf source samples user mode only (profrun(1), NOTES). */
+	bool user_only = h->process_flags & SPOOL_PROCESS_USER_ONLY;
+	const char *what = h->clock == SPOOL_CLOCK_WALL ? "elapsed real time"
+			   : user_only ? "user CPU time"
+				       : "user+system CPU time";
 
 	snprintf(sampled, sizeof(sampled), "%.1f", report_seconds(h->weight));
 	snprintf(total, sizeof(total), "%.1f", report_seconds(h->cpu_ns));
 	fprintf(out, "Sample represents %s seconds of %s", sampled, what);
 	/* As in Allegro, the total is left out when it says nothing new. */
-	if (h->complete && strcmp(sampled, total) != 0)
-		fprintf(out, " (out of a total of %s)", total);
+	if (h->complete && (strcmp(sampled, total) != 0 || user_only))
+		fprintf(out, " (out of a total of %s%s)", total,
+			user_only ? " user+system" : "");
 	fputs(".\n\n", out);
 }
 
@@ -88,6 +106,8 @@ source_line(FILE *out, const struct profile *p)
 	if (!h->has_process) {
 		fputs("Time source: unknown (the spool has no process record)",
 		      out);
+	} else if (h->timer == SPOOL_TIMER_NONE && !h->requested_hz) {
+		fputs("Time source: none (profrun --no-time)", out);
 	} else {
 		fprintf(out, "Time source: %s", timer_description(h->timer));
 		if (h->requested_hz)
@@ -101,6 +121,13 @@ source_line(FILE *out, const struct profile *p)
 	}
 	fprintf(out, ", %llu thread%s.\n", (unsigned long long)threads,
 		threads == 1 ? "" : "s");
+	/* How the program image ended, when that is worth saying. */
+	if (h->complete && h->end_reason == SPOOL_END_SIGNAL)
+		fprintf(out, "The program was killed by signal %u (%s).\n",
+			h->end_signal, strsignal((int)h->end_signal));
+	else if (h->complete && h->end_reason == SPOOL_END_EXEC)
+		fputs("The program replaced itself with another (exec); its "
+		      "spool is FILE.PID or FILE.PID.N.\n", out);
 }
 
 static void
@@ -141,9 +168,97 @@ cut_stacks_lines(FILE *out, const struct profile_header *h)
 			h->unwind_errors == 1 ? "" : "s");
 }
 
+/* ---- space profiles ---- */
+
+/* Allegro's line: the samples' weights add up to an unbiased estimate of
+ * the bytes allocated. */
+static void
+space_represents_line(FILE *out, const struct profile_space *s)
+{
+	fprintf(out, "Sample represents %.1f Kbytes of space allocated.\n\n",
+		s->alloc_bytes / 1024.0);
+}
+
+/* The estimate's expected error: the square root of its variance
+ * estimate (space.h). */
+static void
+space_error_line(FILE *out, const struct profile_space *s)
+{
+	double err = sqrt(s->alloc_var);
+	if (!s->alloc_records)
+		return;
+	fprintf(out, "Expected error of the space allocated: %.1f Kbytes "
+		"(%.1f%%).\n", err / 1024.0,
+		s->alloc_bytes > 0 ? 100.0 * err / s->alloc_bytes : 0.0);
+}
+
+/* What the view shows, for the views that select. */
+static void
+space_view_line(FILE *out, const struct profile *p)
+{
+	const struct profile_header *h = &p->hdr;
+	const struct profile_space *s = &h->space;
+	double err = sqrt(s->view_var) / 1024.0;
+
+	if (s->view == PROFILE_SPACE_INUSE) {
+		fprintf(out, "In use %s: %llu sampled blocks never freed, "
+			"%.1f Kbytes (expected error %.1f Kbytes).\n\n",
+			h->complete ? "at exit" : "when the spool ends",
+			(unsigned long long)h->samples,
+			report_value(p, h->weight), err);
+	} else if (s->view == PROFILE_SPACE_PEAK) {
+		fprintf(out, "Peak of the heap: %llu sampled blocks live",
+			(unsigned long long)h->samples);
+		if (h->start_mono_ns && s->peak_time_ns >= h->start_mono_ns)
+			fprintf(out, " %.2f s after the start", (double)(s->peak_time_ns -
+				h->start_mono_ns) / 1e9);
+		fprintf(out, ", %.1f Kbytes (expected error %.1f Kbytes).\n\n",
+			report_value(p, h->weight), err);
+	}
+}
+
+static void
+space_source_line(FILE *out, const struct profile *p)
+{
+	const struct profile_space *s = &p->hdr.space;
+	uint64_t threads = report_threads(p);
+
+	fputs("Allocation sampling: ", out);
+	if (s->interval)
+		fprintf(out, "one sample per %.1f Kbytes allocated on average",
+			(double)s->interval / 1024.0);
+	else if (p->hdr.has_process)
+		fputs("off (profrun --no-space)", out);
+	else
+		fputs("interval unknown", out);
+	fprintf(out, ", %llu sampled block%s freed, %llu thread%s.\n",
+		(unsigned long long)s->matched_frees,
+		s->matched_frees == 1 ? "" : "s",
+		(unsigned long long)threads, threads == 1 ? "" : "s");
+}
+
+static void
+space_header(FILE *out, const struct profile *p)
+{
+	const struct profile_space *s = &p->hdr.space;
+	fprintf(out, "Sampling stopped after %llu samples taken for the "
+		"space profiler.\n\n", (unsigned long long)s->alloc_records);
+	space_represents_line(out, s);
+	space_view_line(out, p);
+	space_error_line(out, s);
+	space_source_line(out, p);
+	drops_line(out, &p->hdr);
+	cut_stacks_lines(out, &p->hdr);
+	fputc('\n', out);
+}
+
 void
 report_header(FILE *out, const struct profile *p)
 {
+	if (p->hdr.kind == PROFILE_KIND_SPACE) {
+		space_header(out, p);
+		return;
+	}
 	fprintf(out, "Sampling stopped after %llu samples taken for the "
 		"time profiler.\n\n", (unsigned long long)p->hdr.samples);
 	represents_line(out, p);
@@ -151,6 +266,12 @@ report_header(FILE *out, const struct profile *p)
 	drops_line(out, &p->hdr);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
+}
+
+const char *
+report_elided_mark(const struct profile_func *f)
+{
+	return f->flags & PROFILE_FUNC_ELIDED ? "... " : "";
 }
 
 void

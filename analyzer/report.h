@@ -1,8 +1,7 @@
 /*
  * report: pieces every text report shares: the Allegro-style header that
  * says how many samples were taken and what they represent, and the
- * number formats. The flat report uses them now; the call-graph and
- * outline reports will print the same header.
+ * number formats, shared by the flat, call-graph and outline reports.
  */
 #ifndef PROFANALYZE_REPORT_H
 #define PROFANALYZE_REPORT_H
@@ -15,6 +14,16 @@
 /* Seconds of a weight (nanoseconds for time profiles). */
 double
 report_seconds(uint64_t weight);
+
+/* A weight in the unit the reports print: seconds for a time profile,
+ * Kbytes (1024 bytes) for a space profile. */
+double
+report_value(const struct profile *p, uint64_t weight);
+
+/* Decimals the reports print report_value() with: 2 for seconds, 0 for
+ * Kbytes. */
+int
+report_value_decimals(const struct profile *p);
 
 /* 100 * part / whole, 0 when whole is 0. */
 double
@@ -34,9 +43,17 @@ report_fmt_pct(char *buf, size_t len, double v, int max_decimals);
  *   Sampling stopped after N samples taken for the time profiler.
  *   Sample represents X seconds of user+system CPU time (out of ...).
  *   Time source / dropped samples / cut stacks.
- * each followed by a blank line. */
+ * each followed by a blank line. A space profile says instead how many
+ * allocations were sampled, the Kbytes allocated they stand for with the
+ * estimate's expected error, what the view shows and how the allocations
+ * were sampled. */
 void
 report_header(FILE *out, const struct profile *p);
+
+/* What goes before a function's label: Allegro's "... " when hidden
+ * callees were folded into it, else "". A static string. */
+const char *
+report_elided_mark(const struct profile_func *f);
 
 /* The closing line about unnamed frames, when there were any. */
 void

@@ -6,25 +6,60 @@
  * The calls and ms/call columns stay blank: time profiles have no exact
  * call counts (yet), and a blank says so better than a made-up number.
  * % Cum. is the running sum of % Time in the printed order, computed on
- * the exact values so rounding does not accumulate.
+ * the exact values so rounding does not accumulate. The profile it reads
+ * has hidden functions collapsed already (see hide.h): a function that
+ * absorbed hidden callees shows Allegro's "... " before its name, and
+ * hidden code no displayed function called is the row "...".
  */
 #include "report_flat.h"
 
 #include <stdlib.h>
 
 #include "report.h"
+#include "space.h"
 
 /* One format for the two header lines and the rows keeps them aligned. */
 #define HEAD_FMT "%5s %5s %7s %7s %6s %7s %7s  %s\n"
-#define ROW_FMT "%5.1f %5.1f %7.2f %7.2f %6s %7s %7s  %s\n"
+#define ROW_FMT "%5.1f %5.1f %7.2f %7.2f %6s %7s %7s  %s%s\n"
+
+/* Space profiles: Kbytes, and the calls of the profiler's malloc-family
+ * wrappers, which are counted exactly (shown with --show-all). */
+#define SPACE_HEAD_FMT "%5s %5s %9s %9s %10s %8s %8s  %s\n"
+#define SPACE_ROW_FMT "%5.1f %5.1f %9.0f %9.0f %10s %8s %8s  %s%s\n"
 
 static void
-table_head(FILE *out)
+table_head(FILE *out, const struct profile *p)
 {
+	if (p->hdr.kind == PROFILE_KIND_SPACE) {
+		fprintf(out, SPACE_HEAD_FMT, "%", "%", "self", "total", "",
+			"self", "total", "Function");
+		fprintf(out, SPACE_HEAD_FMT, "Mem.", "Cum.", "Kbyte", "Kbyte",
+			"calls", "by/call", "by/call", "  name");
+		return;
+	}
 	fprintf(out, HEAD_FMT, "%", "%", "self", "total", "", "self", "total",
 		"Function");
 	fprintf(out, HEAD_FMT, "Time", "Cum.", "secs", "secs", "calls",
 		"ms/call", "ms/call", "  name");
+}
+
+static void
+space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
+{
+	const struct profile_func *f = &p->funcs[id];
+	char calls[24] = "", self_per[24] = "", total_per[24] = "";
+	int fn = space_wrapper_fn(p, id);
+	if (fn >= 0 && p->hdr.space.has_calls && p->hdr.space.calls[fn]) {
+		uint64_t n = p->hdr.space.calls[fn];
+		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)n);
+		snprintf(self_per, sizeof(self_per), "%.0f",
+			 (double)f->self / (double)n);
+		snprintf(total_per, sizeof(total_per), "%.0f",
+			 (double)f->total / (double)n);
+	}
+	fprintf(out, SPACE_ROW_FMT, report_pct(f->self, p->hdr.weight),
+		cum_pct, report_value(p, f->self), report_value(p, f->total),
+		calls, self_per, total_per, report_elided_mark(f), f->label);
 }
 
 static void
@@ -42,9 +77,13 @@ table_rows(FILE *out, const struct profile *p, double threshold)
 		if (self_pct + 1e-9 < threshold)
 			break;
 		cum += f->self;
+		if (p->hdr.kind == PROFILE_KIND_SPACE) {
+			space_row(out, p, ids[i], report_pct(cum, whole));
+			continue;
+		}
 		fprintf(out, ROW_FMT, self_pct, report_pct(cum, whole),
 			report_seconds(f->self), report_seconds(f->total), "",
-			"", "", f->label);
+			"", "", report_elided_mark(f), f->label);
 	}
 	free(ids);
 }
@@ -58,9 +97,10 @@ report_flat_write(FILE *out, const struct profile *p,
 	report_header(out, p);
 	if (p->hdr.samples == 0)
 		return;
-	fprintf(out, "Times below %s%% will be suppressed.\n\n",
+	fprintf(out, "%s below %s%% will be suppressed.\n\n",
+		p->hdr.kind == PROFILE_KIND_SPACE ? "Mem.s" : "Times",
 		report_fmt_pct(pct, sizeof(pct), opts->threshold_pct, 6));
-	table_head(out);
+	table_head(out, p);
 	table_rows(out, p, opts->threshold_pct);
 	report_unnamed_note(out, p);
 }

@@ -5,14 +5,24 @@
  * drop counts; no process record: no timer), so a program can tell "none"
  * from "not known". Seconds carry nine decimals: they are exact
  * nanosecond sums, not rounded displays.
+ *
+ * Besides the functions, the export holds the call graph (edges between
+ * two functions) and the calling-context tree, both referring to
+ * functions by their index in "functions" and to tree nodes by theirs in
+ * "tree". Markers of cut stacks appear there too, so they come last in
+ * "functions", flagged. Everything is read from the profile the text
+ * reports read, after hiding.
  */
 #include "report_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "json.h"
 #include "report.h"
+#include "space.h"
 #include "spool.h"
+#include "xmalloc.h"
 
 #define SECONDS_DECIMALS 9
 #define PCT_DECIMALS 4
@@ -56,12 +66,71 @@ write_dropped(struct json *j, const struct profile_header *h)
 	json_end_object(j);
 }
 
+/* The call counts by function name, null when the spool has none. */
+static void
+write_call_counts(struct json *j, const struct profile_space *s)
+{
+	json_key(j, "call_counts");
+	if (!s->has_calls) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	for (uint32_t id = 0; id < SPOOL_ALLOC_FN_MAX_; id++) {
+		json_key(j, spool_alloc_fn_name(id));
+		json_uint(j, s->calls[id]);
+	}
+	json_end_object(j);
+}
+
+/* A space profile's header: bytes, estimates with their expected errors
+ * (the square root of the variance estimate, see space.h). */
+static void
+write_space_header(struct json *j, const struct profile *p)
+{
+	const struct profile_header *h = &p->hdr;
+	const struct profile_space *s = &h->space;
+
+	json_key(j, "kind");
+	json_string(j, "space");
+	json_key(j, "view");
+	json_string(j, space_view_name(s->view));
+	json_key(j, "samples");
+	json_uint(j, h->samples);
+	json_key(j, "samples_taken");
+	json_uint(j, s->alloc_records);
+	key_uint_or_null(j, "interval_bytes", s->interval, s->interval);
+	json_key(j, "allocated_bytes");
+	json_double(j, s->alloc_bytes, 0);
+	json_key(j, "allocated_bytes_error");
+	json_double(j, sqrt(s->alloc_var), 0);
+	json_key(j, "sampled_bytes");
+	json_uint(j, h->weight);
+	json_key(j, "sampled_bytes_error");
+	json_double(j, sqrt(s->view_var), 0);
+	json_key(j, "peak_seconds");
+	if (s->view == PROFILE_SPACE_PEAK && h->start_mono_ns &&
+	    s->peak_time_ns >= h->start_mono_ns)
+		json_double(j, (double)(s->peak_time_ns - h->start_mono_ns) / 1e9,
+			    SECONDS_DECIMALS);
+	else
+		json_null(j);
+	json_key(j, "frees");
+	json_uint(j, s->matched_frees);
+	json_key(j, "untracked");
+	json_uint(j, s->untracked);
+}
+
 static void
 write_header(struct json *j, const struct profile *p)
 {
 	const struct profile_header *h = &p->hdr;
 	bool pr = h->has_process;
 
+	if (h->kind == PROFILE_KIND_SPACE) {
+		write_space_header(j, p);
+		goto common;
+	}
 	json_key(j, "kind");
 	json_string(j, "time");
 	json_key(j, "samples");
@@ -79,10 +148,24 @@ write_header(struct json *j, const struct profile *p)
 		json_null(j);
 	json_key(j, "sampled_seconds");
 	json_double(j, report_seconds(h->weight), SECONDS_DECIMALS);
+common:
 	json_key(j, "threads");
 	json_uint(j, report_threads(p));
 	json_key(j, "complete");
 	json_bool(j, h->complete);
+	json_key(j, "user_mode_only");
+	json_bool(j, (h->process_flags & SPOOL_PROCESS_USER_ONLY) != 0);
+	json_key(j, "ended");
+	json_string(j, !h->complete ? NULL
+		       : h->end_reason == SPOOL_END_EXIT ? "exit"
+		       : h->end_reason == SPOOL_END_EXEC ? "exec"
+		       : h->end_reason == SPOOL_END_SIGNAL ? "signal"
+		       : h->end_reason == SPOOL_END__EXIT ? "_exit" : "unknown");
+	json_key(j, "end_signal");
+	if (h->complete && h->end_reason == SPOOL_END_SIGNAL)
+		json_uint(j, h->end_signal);
+	else
+		json_null(j);
 	write_dropped(j, h);
 	json_key(j, "truncated_stacks");
 	json_uint(j, h->truncated_stacks);
@@ -90,11 +173,32 @@ write_header(struct json *j, const struct profile *p)
 	json_uint(j, h->unwind_errors);
 	json_key(j, "unresolved_samples");
 	json_uint(j, h->unnamed_samples);
+	/* (Spools written before call counting have none: the key is then
+	 * left out of time profiles, whose exports keep their shape.) */
+	if (h->kind == PROFILE_KIND_SPACE || h->space.has_calls)
+		write_call_counts(j, &h->space);
+}
+
+/* A weight under key: seconds (nine decimals) in a time profile, bytes
+ * (whole, but for the fractional edge shares) in a space profile, whose
+ * keys say "bytes" where the time keys say "seconds". */
+static void
+key_weight(struct json *j, const struct profile *p, const char *time_key,
+	   const char *space_key, double w)
+{
+	if (p->hdr.kind == PROFILE_KIND_SPACE) {
+		json_key(j, space_key);
+		json_double(j, w, w == floor(w) ? 0 : 3);
+	} else {
+		json_key(j, time_key);
+		json_double(j, w / 1e9, SECONDS_DECIMALS);
+	}
 }
 
 static void
 write_function(struct json *j, const struct profile *p, uint32_t id)
 {
+	const uint32_t marker = PROFILE_FUNC_PSEUDO | PROFILE_FUNC_ELLIPSIS;
 	const struct profile_func *f = &p->funcs[id];
 	uint64_t whole = p->hdr.weight;
 
@@ -103,10 +207,14 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	json_string(j, f->name);
 	json_key(j, "module");
 	json_string(j, profile_func_module(p, id));
-	json_key(j, "self");
-	json_double(j, report_seconds(f->self), SECONDS_DECIMALS);
-	json_key(j, "total");
-	json_double(j, report_seconds(f->total), SECONDS_DECIMALS);
+	if (f->file) { /* --lines */
+		json_key(j, "file");
+		json_string(j, f->file);
+		json_key(j, "line");
+		json_uint(j, f->line);
+	}
+	key_weight(j, p, "self", "self", (double)f->self);
+	key_weight(j, p, "total", "total", (double)f->total);
 	json_key(j, "self_pct");
 	json_double(j, report_pct(f->self, whole), PCT_DECIMALS);
 	json_key(j, "total_pct");
@@ -115,9 +223,88 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	json_uint(j, f->self_samples);
 	json_key(j, "total_samples");
 	json_uint(j, f->total_samples);
+	/* Exact counts exist only for the malloc-family wrappers. */
+	int fn = space_wrapper_fn(p, id);
 	json_key(j, "calls");
-	json_null(j);
+	if (fn >= 0 && p->hdr.space.has_calls)
+		json_uint(j, p->hdr.space.calls[fn]);
+	else
+		json_null(j);
+	json_key(j, "elided");
+	json_bool(j, f->flags & PROFILE_FUNC_ELIDED);
+	json_key(j, "marker");
+	json_bool(j, f->flags & marker);
 	json_end_object(j);
+}
+
+/* The exported functions: the flat report's, then the markers of cut
+ * stacks that occur. Returns a new array; *n is its length. */
+static uint32_t *
+exported_funcs(const struct profile *p, size_t *n)
+{
+	uint32_t *ids = profile_funcs_by_self(p, n);
+	ids = xreallocarray(ids, p->nfuncs + 1, sizeof(*ids));
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if ((p->funcs[i].flags & PROFILE_FUNC_PSEUDO) &&
+		    !(p->funcs[i].flags & PROFILE_FUNC_HIDDEN) &&
+		    p->funcs[i].total_samples)
+			ids[(*n)++] = (uint32_t)i;
+	return ids;
+}
+
+static void
+write_edges(struct json *j, const struct profile *p, const uint32_t *pos)
+{
+	json_key(j, "edges");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct profile_edge *e = &p->edges[i];
+		if (e->caller == PROFILE_NONE || e->callee == PROFILE_NONE)
+			continue;
+		json_begin_object(j);
+		json_key(j, "caller");
+		json_uint(j, pos[e->caller]);
+		json_key(j, "callee");
+		json_uint(j, pos[e->callee]);
+		key_weight(j, p, "seconds", "bytes", (double)e->weight);
+		json_key(j, "samples");
+		json_uint(j, e->samples);
+		key_weight(j, p, "caller_seconds", "caller_bytes",
+			   e->caller_time);
+		key_weight(j, p, "callee_seconds", "callee_bytes",
+			   e->callee_time);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+static void
+write_tree(struct json *j, const struct profile *p, const uint32_t *pos)
+{
+	json_key(j, "tree");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct profile_node *n = &p->nodes[i];
+		json_begin_object(j);
+		json_key(j, "function");
+		if (n->func == PROFILE_NONE)
+			json_null(j);
+		else
+			json_uint(j, pos[n->func]);
+		json_key(j, "parent");
+		if (n->parent == PROFILE_NONE)
+			json_null(j);
+		else
+			json_uint(j, n->parent);
+		key_weight(j, p, "self", "self", (double)n->self);
+		key_weight(j, p, "total", "total", (double)n->total);
+		json_key(j, "self_samples");
+		json_uint(j, n->self_samples);
+		json_key(j, "total_samples");
+		json_uint(j, n->total_samples);
+		json_end_object(j);
+	}
+	json_end_array(j);
 }
 
 void
@@ -125,8 +312,11 @@ report_json_write(FILE *out, const struct profile *p)
 {
 	struct json j;
 	size_t n;
-	uint32_t *ids = profile_funcs_by_self(p, &n);
+	uint32_t *ids = exported_funcs(p, &n);
+	uint32_t *pos = xcalloc(p->nfuncs + 1, sizeof(*pos));
 
+	for (size_t i = 0; i < n; i++)
+		pos[ids[i]] = (uint32_t)i;
 	json_init(&j, out);
 	json_begin_object(&j);
 	write_header(&j, p);
@@ -135,7 +325,10 @@ report_json_write(FILE *out, const struct profile *p)
 	for (size_t i = 0; i < n; i++)
 		write_function(&j, p, ids[i]);
 	json_end_array(&j);
+	write_edges(&j, p, pos);
+	write_tree(&j, p, pos);
 	json_end_object(&j);
 	json_finish(&j);
+	free(pos);
 	free(ids);
 }

@@ -8,12 +8,16 @@
  * or 0x hex.
  *
  *   process [pid=N] [timer=perf|posix|itimer|none] [clock=cpu|wall]
- *           [period=NS] [hz=N] [depth=N] [exe=PATH]
- *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file]
+ *           [period=NS] [hz=N] [depth=N] [exe=PATH] [space=BYTES]
+ *       space= is the allocation sampling interval (default 0, off).
+ *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file|of:ELF]
  *          [symbols=ELF] [seg=VADDR:MEMSZ]...
  *       Without seg= the PT_LOAD segments are read from the ELF file at
  *       PATH (or at symbols=ELF), whose function symbols then name
- *       frames. buildid defaults to that file's own ("file").
+ *       frames. buildid defaults to that file's own ("file"); of:ELF
+ *       takes another file's (a file changed since the run).
+ *   image base=ADDR file=FILE [time=NS]
+ *       A MODULE_IMAGE record holding FILE's bytes.
  *   unload path=PATH base=ADDR time=NS
  *   thread tid=N event=start|exit|name [name=NAME] [time=NS]
  *   sample tid=N time=NS weight=NS [flags=truncated,unwind] [repeat=N]
@@ -21,9 +25,25 @@
  *       FRAME is NAME or NAME+OFF: the address of the function symbol NAME
  *       in the most recently loaded module that has it, plus OFF (default:
  *       the middle of the symbol); or an absolute 0xADDR.
+ *   alloc tid=N time=NS size=N addr=ADDR weight=N [fn=NAME] [repeat=N]
+ *         [flags=truncated,unwind,untracked] stack=FRAME,...
+ *       An ALLOC (sampled allocation); fn is a counted function's name
+ *       (default malloc). Repeated ones advance time by 1000 ns and the
+ *       address by 0x1000.
+ *   free tid=N time=NS addr=ADDR
+ *   calls tid=N [NAME=COUNT]...
+ *       A CALL_COUNTS record; NAME is a counted function's name (malloc,
+ *       free, ...).
  *   footer [utime=NS] [stime=NS] [samples=N] [threads=N] [CAUSE=N]...
  *       samples defaults to the number of samples written; CAUSE is a
  *       drop cause name (ring-full, no-ring, ...).
+ *   synth tid=N samples=N [depth=N] [paths=N] [seed=N] [weight=NS]
+ *         [time=NS]
+ *       For benchmarks: samples samples over paths random stacks (default
+ *       10000) of depth frames (default 30), made of the functions of the
+ *       most recently loaded module. Stacks share call paths the way a
+ *       program's do (each starts with a random part of an earlier one)
+ *       and are picked with a skew toward the first ones.
  *   record type=N [len=N]             a record of that type, zero payload
  *   badlen                            a record header with an impossible
  *                                     length
@@ -387,6 +407,7 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 		.exe = { exe ? exe->val : "/usr/bin/fixture",
 			 (uint32_t)(exe ? exe->len : 16) },
 		.cmdline = { "fixture", 7 },
+		.space_interval = num_or(w, n, "space", 0),
 	};
 	spool_put_process(b, &p);
 }
@@ -410,11 +431,22 @@ do_module(struct spool_buf *b, const struct word *w, size_t n)
 		die("%s is no ELF file: give seg=", elf);
 	if (find(w, n, "seg"))
 		module_segments(w, n, &info);
-	if (bid && strcmp(bid->val, "none") == 0)
+	if (bid && strcmp(bid->val, "none") == 0) {
 		info.build_id_len = 0;
-	else if (bid && strcmp(bid->val, "file") != 0)
+	} else if (bid && strncmp(bid->val, "of:", 3) == 0) {
+		struct elf_info other = { .nsegs = 0 };
+		struct module scratch = { .nsyms = 0 };
+		if (!read_elf(bid->val + 3, &other, &scratch))
+			die("%s is no ELF file", bid->val + 3);
+		memcpy(info.build_id, other.build_id, other.build_id_len);
+		info.build_id_len = other.build_id_len;
+		for (size_t k = 0; k < scratch.nsyms; k++)
+			free(scratch.syms[k].name);
+		free(scratch.syms);
+	} else if (bid && strcmp(bid->val, "file") != 0) {
 		info.build_id_len = (uint32_t)parse_hex(bid->val, info.build_id,
 							 sizeof(info.build_id));
+	}
 	struct spool_module_load ml = {
 		.time_ns = num_or(w, n, "time", 0),
 		.base = m->base,
@@ -437,6 +469,27 @@ do_unload(struct spool_buf *b, const struct word *w, size_t n)
 		.path = { path->val, (uint32_t)path->len },
 	};
 	spool_put_module_unload(b, &mu);
+}
+
+static void
+do_image(struct spool_buf *b, const struct word *w, size_t n)
+{
+	const char *path = need(w, n, "file")->val;
+	FILE *f = fopen(path, "rb");
+	static uint8_t data[REC_BUF / 2];
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	size_t len = fread(data, 1, sizeof(data), f);
+	if (ferror(f) || !feof(f))
+		die("%s: cannot read it whole", path);
+	fclose(f);
+	struct spool_module_image im = {
+		.time_ns = num_or(w, n, "time", 0),
+		.base = num(need(w, n, "base")->val),
+		.data = data,
+		.len = (uint32_t)len,
+	};
+	spool_put_module_image(b, &im);
 }
 
 static void
@@ -538,6 +591,157 @@ do_sample(struct spool_buf *b, const struct word *w, size_t n)
 	b->len = 0;
 }
 
+static uint32_t
+alloc_fn(const char *name)
+{
+	for (uint32_t id = 0; id < SPOOL_ALLOC_FN_MAX_; id++)
+		if (strcmp(name, spool_alloc_fn_name(id)) == 0)
+			return id;
+	die("unknown counted function '%s'", name);
+}
+
+static void
+do_alloc(struct spool_buf *b, const struct word *w, size_t n)
+{
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	const struct word *flags = find(w, n, "flags");
+	const struct word *stack = find(w, n, "stack");
+	const struct word *fn = find(w, n, "fn");
+	struct spool_alloc a = {
+		.time_ns = num(need(w, n, "time")->val),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.size = num(need(w, n, "size")->val),
+		.address = num(need(w, n, "addr")->val),
+		.weight = num(need(w, n, "weight")->val),
+		.fn = fn ? alloc_fn(fn->val) : SPOOL_ALLOC_FN_MALLOC,
+	};
+	if (flags && strstr(flags->val, "truncated"))
+		a.flags |= SPOOL_SAMPLE_TRUNCATED;
+	if (flags && strstr(flags->val, "unwind"))
+		a.flags |= SPOOL_SAMPLE_UNWIND_ERR;
+	if (flags && strstr(flags->val, "untracked"))
+		a.flags |= SPOOL_ALLOC_UNTRACKED;
+	a.depth = stack ? parse_stack(stack->val, pcs) : 0;
+	uint64_t repeat = num_or(w, n, "repeat", 1);
+	for (uint64_t i = 0; i < repeat; i++) {
+		b->len = 0;
+		spool_put_alloc(b, &a, pcs);
+		flush_record(b);
+		a.time_ns += 1000;
+		a.address += 0x1000;
+	}
+	b->len = 0;
+}
+
+static void
+do_free(struct spool_buf *b, const struct word *w, size_t n)
+{
+	struct spool_free f = {
+		.time_ns = num(need(w, n, "time")->val),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.address = num(need(w, n, "addr")->val),
+	};
+	spool_put_free(b, &f);
+}
+
+static void
+do_calls(struct spool_buf *b, const struct word *w, size_t n)
+{
+	uint64_t counts[SPOOL_ALLOC_FN_MAX_] = { 0 };
+	for (size_t i = 1; i < n; i++)
+		if (w[i].key && strcmp(w[i].key, "tid") != 0)
+			counts[alloc_fn(w[i].key)] = num(w[i].val);
+	spool_put_call_counts(b, (uint32_t)num(need(w, n, "tid")->val), counts,
+			      SPOOL_ALLOC_FN_MAX_);
+}
+
+/* xorshift64: fast, and the same spool for the same seed everywhere. */
+static uint64_t
+rnd(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* The PCs the synthetic stacks use: the middle of each function of the
+ * last module that is long enough to hold a return address. */
+static uint64_t *
+synth_pcs(size_t *n)
+{
+	const struct module *m = g.nmods ? &g.mods[g.nmods - 1] : NULL;
+	uint64_t *pcs = calloc(m ? m->nsyms + 1 : 1, sizeof(*pcs));
+	*n = 0;
+	for (size_t i = 0; m && i < m->nsyms; i++)
+		if (m->syms[i].size >= 2)
+			pcs[(*n)++] = m->base + m->syms[i].value +
+				      m->syms[i].size / 2;
+	if (*n == 0)
+		die("synth needs a module with function symbols");
+	return pcs;
+}
+
+/* npaths stacks of depth PCs, root first; each copies a random outer part
+ * of an earlier one and continues with random functions. */
+static uint64_t *
+synth_paths(uint64_t npaths, uint32_t depth, uint64_t *seed)
+{
+	size_t nfn;
+	uint64_t *fn = synth_pcs(&nfn);
+	uint64_t *paths = calloc(npaths * depth, sizeof(*paths));
+	if (!paths)
+		die("out of memory");
+	for (uint64_t k = 0; k < npaths; k++) {
+		uint64_t *pk = paths + k * depth;
+		uint32_t keep = 0;
+		if (k) {
+			keep = (uint32_t)(rnd(seed) % depth);
+			memcpy(pk, paths + rnd(seed) % k * depth,
+			       keep * sizeof(*pk));
+		}
+		for (uint32_t i = keep; i < depth; i++)
+			pk[i] = fn[rnd(seed) % nfn];
+	}
+	free(fn);
+	return paths;
+}
+
+static void
+do_synth(struct spool_buf *b, const struct word *w, size_t n)
+{
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	uint64_t count = num(need(w, n, "samples")->val);
+	uint64_t npaths = num_or(w, n, "paths", 10000);
+	uint64_t seed = num_or(w, n, "seed", 1) | 1;
+	uint32_t depth = (uint32_t)num_or(w, n, "depth", 30);
+	struct spool_sample s = {
+		.time_ns = num_or(w, n, "time", 0),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.kind = SPOOL_SAMPLE_TIME,
+		.weight = num_or(w, n, "weight", 1000000),
+		.depth = depth,
+	};
+
+	if (depth == 0 || depth > SPOOL_MAX_DEPTH || npaths == 0)
+		die("synth wants depth=1..%u and paths > 0", SPOOL_MAX_DEPTH);
+	uint64_t *paths = synth_paths(npaths, depth, &seed);
+	for (uint64_t i = 0; i < count; i++) {
+		/* u^2 with u uniform in [0, 1): early paths are hot. */
+		double u = (double)(rnd(&seed) >> 11) / 9007199254740992.0;
+		const uint64_t *pk = paths + (uint64_t)(u * u * npaths) * depth;
+		for (uint32_t j = 0; j < depth; j++)
+			pcs[j] = pk[depth - 1 - j];
+		b->len = 0;
+		spool_put_sample(b, &s, pcs);
+		flush_record(b);
+		s.time_ns += 1000;
+	}
+	g.samples += count;
+	b->len = 0;
+	free(paths);
+}
+
 static void
 do_footer(struct spool_buf *b, const struct word *w, size_t n)
 {
@@ -580,12 +784,22 @@ directive(struct spool_buf *b, struct word *w, size_t n)
 		do_module(b, w, n);
 	else if (strcmp(d, "unload") == 0)
 		do_unload(b, w, n);
+	else if (strcmp(d, "image") == 0)
+		do_image(b, w, n);
 	else if (strcmp(d, "thread") == 0)
 		do_thread(b, w, n);
 	else if (strcmp(d, "sample") == 0)
 		do_sample(b, w, n);
+	else if (strcmp(d, "synth") == 0)
+		do_synth(b, w, n);
 	else if (strcmp(d, "footer") == 0)
 		do_footer(b, w, n);
+	else if (strcmp(d, "alloc") == 0)
+		do_alloc(b, w, n);
+	else if (strcmp(d, "free") == 0)
+		do_free(b, w, n);
+	else if (strcmp(d, "calls") == 0)
+		do_calls(b, w, n);
 	else if (strcmp(d, "record") == 0 || strcmp(d, "badlen") == 0)
 		do_record(b, w, n, d[0] == 'b');
 	else if (strcmp(d, "cut") == 0 && n == 2)

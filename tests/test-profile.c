@@ -2,7 +2,8 @@
  * Unit tests of analyzer/profile.c, the model every report reads: the
  * calling-context tree, self and total per function (a recursive function
  * counts once per sample), the order of the flat report, labels of
- * functions that share a name, threads and the header counters.
+ * functions that share a name, threads and the header counters, the call
+ * graph's edges and the collapse of hidden functions.
  */
 #include "profile.h"
 
@@ -225,6 +226,148 @@ START_TEST(profile_pseudo_functions_stay_out_of_lists)
 }
 END_TEST
 
+/* The edge from caller to callee (PROFILE_NONE for the root or leaf
+ * end), or NULL. */
+static const struct profile_edge *
+find_edge(const struct profile *p, uint32_t caller, uint32_t callee)
+{
+	size_t n;
+	const uint32_t *e = profile_callees(p, caller, &n);
+	for (size_t i = 0; i < n; i++)
+		if (p->edges[e[i]].callee == callee)
+			return &p->edges[e[i]];
+	return NULL;
+}
+
+START_TEST(profile_edges_count_each_sample_once)
+{
+	struct fixture f = make();
+	uint32_t deep[] = { f.main_, f.fact, f.fact, f.fact, f.mul };
+	uint32_t flat[] = { f.main_, f.fact, f.mul };
+	uint32_t alone[] = { f.main_ };
+	add(&f, deep, LEN(deep), 4, 10);
+	add(&f, flat, LEN(flat), 2, 10);
+	add(&f, alone, LEN(alone), 1, 10);
+	profile_finish(f.p);
+	const struct profile *p = f.p;
+	/* fact -> fact is twice on the deep stacks: counted once each. */
+	ck_assert_uint_eq(find_edge(p, f.fact, f.fact)->weight, 40);
+	ck_assert_uint_eq(find_edge(p, f.fact, f.fact)->samples, 4);
+	ck_assert_uint_eq(find_edge(p, f.fact, f.mul)->weight, 60);
+	ck_assert_uint_eq(find_edge(p, f.main_, f.fact)->weight, 60);
+	/* root and leaf ends */
+	ck_assert_uint_eq(find_edge(p, PROFILE_NONE, f.main_)->weight, 70);
+	ck_assert_uint_eq(find_edge(p, f.main_, PROFILE_NONE)->weight, 10);
+	ck_assert_uint_eq(find_edge(p, f.mul, PROFILE_NONE)->weight, 60);
+	ck_assert_ptr_null(find_edge(p, f.main_, f.mul));
+	ck_assert(p->funcs[f.fact].flags & PROFILE_FUNC_RECURSIVE);
+	ck_assert(!(p->funcs[f.main_].flags & PROFILE_FUNC_RECURSIVE));
+	/* callers of fact, heaviest first */
+	size_t n;
+	const uint32_t *in = profile_callers(p, f.fact, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(p->edges[in[0]].caller, f.main_);
+	ck_assert_uint_eq(p->edges[in[1]].caller, f.fact);
+	profile_free(f.p);
+}
+END_TEST
+
+/* Racket's example: one second on the stack A -> B -> B -> B -> A. */
+START_TEST(profile_edges_divide_by_occurrences)
+{
+	struct fixture f = make();
+	uint32_t s[] = { f.a, f.b, f.b, f.b, f.a };
+	add(&f, s, LEN(s), 1, 600);
+	profile_finish(f.p);
+	const struct profile *p = f.p;
+	const struct profile_edge *ab = find_edge(p, f.a, f.b);
+	ck_assert_uint_eq(ab->weight, 600);
+	ck_assert_double_eq_tol(ab->caller_time, 300, 1e-9);
+	ck_assert_double_eq_tol(ab->callee_time, 200, 1e-9);
+	const struct profile_edge *bb = find_edge(p, f.b, f.b);
+	ck_assert_double_eq_tol(bb->caller_time, 400, 1e-9);
+	ck_assert_double_eq_tol(bb->callee_time, 400, 1e-9);
+	const struct profile_edge *ba = find_edge(p, f.b, f.a);
+	ck_assert_double_eq_tol(ba->caller_time, 200, 1e-9);
+	ck_assert_double_eq_tol(ba->callee_time, 300, 1e-9);
+	/* The callee times into a function add up to its total, the
+	 * caller times out of it too (root and leaf edges included). */
+	const struct profile_edge *ra = find_edge(p, PROFILE_NONE, f.a);
+	const struct profile_edge *al = find_edge(p, f.a, PROFILE_NONE);
+	ck_assert_double_eq_tol(ra->callee_time + ba->callee_time, 600, 1e-9);
+	ck_assert_double_eq_tol(ab->caller_time + al->caller_time, 600, 1e-9);
+	profile_free(f.p);
+}
+END_TEST
+
+/* The node under parent for func, or PROFILE_NONE. */
+static uint32_t
+child_of(const struct profile *p, uint32_t parent, uint32_t func)
+{
+	for (uint32_t c = p->nodes[parent].first_child; c != PROFILE_NONE;
+	     c = p->nodes[c].next_sibling)
+		if (p->nodes[c].func == func)
+			return c;
+	return PROFILE_NONE;
+}
+
+START_TEST(profile_collapse_charges_nearest_displayed_caller)
+{
+	struct fixture f = make();
+	/* work is hidden. */
+	uint32_t through[] = { f.main_, f.work, f.a };  /* a moves up */
+	uint32_t ends[] = { f.main_, f.work };          /* main's self */
+	uint32_t rooted[] = { f.work, f.b };            /* b becomes a root */
+	uint32_t only[] = { f.work };                   /* "..." */
+	add(&f, through, LEN(through), 3, 1);
+	add(&f, ends, LEN(ends), 2, 1);
+	add(&f, rooted, LEN(rooted), 4, 1);
+	add(&f, only, LEN(only), 1, 1);
+	profile_finish(f.p);
+	bool *hidden = calloc(f.p->nfuncs, sizeof(*hidden));
+	hidden[f.work] = true;
+	struct profile *d = profile_collapse(f.p, hidden);
+	free(hidden);
+
+	uint32_t m = child_of(d, PROFILE_ROOT, f.main_);
+	ck_assert_uint_ne(m, PROFILE_NONE);
+	ck_assert_uint_eq(d->nodes[m].total, 5);
+	ck_assert_uint_eq(d->nodes[m].self, 2);
+	ck_assert_uint_eq(d->nodes[m].elided, 2);
+	ck_assert(d->nodes[m].flags & PROFILE_NODE_ELIDED);
+	ck_assert_uint_eq(d->nodes[child_of(d, m, f.a)].self, 3);
+	uint32_t b = child_of(d, PROFILE_ROOT, f.b);
+	ck_assert_uint_eq(d->nodes[b].total, 4);
+	ck_assert(!(d->nodes[b].flags & PROFILE_NODE_ELIDED));
+	ck_assert_uint_eq(child_of(d, PROFILE_ROOT, f.work), PROFILE_NONE);
+	/* The "..." function takes what no displayed frame called. */
+	uint32_t dots = (uint32_t)d->nfuncs - 1; /* added by the collapse */
+	ck_assert_uint_ne(child_of(d, PROFILE_ROOT, dots), PROFILE_NONE);
+	ck_assert_str_eq(d->funcs[dots].label, "...");
+	ck_assert(d->funcs[dots].flags & PROFILE_FUNC_ELLIPSIS);
+	ck_assert_uint_eq(d->funcs[dots].self, 1);
+	ck_assert_uint_eq(d->nodes[PROFILE_ROOT].total, 10);
+	/* Function figures and flags follow the new tree. */
+	ck_assert_uint_eq(d->funcs[f.main_].self, 2);
+	ck_assert(d->funcs[f.main_].flags & PROFILE_FUNC_ELIDED);
+	ck_assert(d->funcs[f.work].flags & PROFILE_FUNC_HIDDEN);
+	ck_assert_uint_eq(d->funcs[f.work].total, 0);
+	ck_assert_uint_eq(find_edge(d, f.main_, f.a)->weight, 3);
+	/* Samples keep their count and move to their new leaves. */
+	ck_assert_uint_eq(d->nsamples, 10);
+	ck_assert_uint_eq(d->samples[0].node, child_of(d, m, f.a));
+	ck_assert_uint_eq(d->samples[3].node, m);
+	ck_assert_uint_eq(d->hdr.samples, 10);
+	size_t n;
+	uint32_t *ids = profile_funcs_by_self(d, &n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_ne(ids[i], f.work);
+	free(ids);
+	profile_free(d);
+	profile_free(f.p);
+}
+END_TEST
+
 static Suite *
 profile_suite(void)
 {
@@ -237,6 +380,9 @@ profile_suite(void)
 	tcase_add_test(tc, profile_labels_tell_same_names_apart);
 	tcase_add_test(tc, profile_counts_threads_and_flags);
 	tcase_add_test(tc, profile_pseudo_functions_stay_out_of_lists);
+	tcase_add_test(tc, profile_edges_count_each_sample_once);
+	tcase_add_test(tc, profile_edges_divide_by_occurrences);
+	tcase_add_test(tc, profile_collapse_charges_nearest_displayed_caller);
 	suite_add_tcase(s, tc);
 	return s;
 }

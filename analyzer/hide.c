@@ -1,0 +1,113 @@
+/*
+ * hide: pattern rules to a per-function mask, and the collapsed profile
+ * (see hide.h). Matching is done once per function, not per frame: a
+ * profile has far fewer functions than frames.
+ */
+#include "hide.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmalloc.h"
+
+static void
+add(const char ***list, size_t *n, size_t *cap, const char *pattern)
+{
+	xgrow(list, cap, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = pattern;
+}
+
+void
+hide_rules_add_func(struct hide_rules *r, const char *pattern)
+{
+	add(&r->funcs, &r->nfuncs, &r->funcs_cap, pattern);
+}
+
+void
+hide_rules_add_module(struct hide_rules *r, const char *pattern)
+{
+	add(&r->modules, &r->nmodules, &r->modules_cap, pattern);
+}
+
+void
+hide_rules_defaults(struct hide_rules *r)
+{
+	memset(r, 0, sizeof(*r));
+	hide_rules_add_module(r, "libprofrun.so*");
+	hide_rules_add_func(r, "__restore_rt");
+}
+
+void
+hide_rules_clear(struct hide_rules *r)
+{
+	r->nfuncs = 0;
+	r->nmodules = 0;
+}
+
+void
+hide_rules_free(struct hide_rules *r)
+{
+	free(r->funcs);
+	free(r->modules);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool
+any_match(const char *const *patterns, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(patterns[i], s, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Whether module path matches a module pattern: by file name, or by the
+ * whole path for patterns that name directories. */
+static bool
+module_hidden(const struct hide_rules *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	for (size_t i = 0; i < r->nmodules; i++) {
+		const char *pat = r->modules[i];
+		const char *s = strchr(pat, '/') ? path : base;
+		if (fnmatch(pat, s, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool *
+hide_mask(const struct profile *p, const struct hide_rules *r,
+	  size_t *nhidden)
+{
+	bool *mask = xcalloc(p->nfuncs ? p->nfuncs : 1, sizeof(*mask));
+	bool *mod_hidden = xcalloc(p->nmodules ? p->nmodules : 1, 1);
+	size_t n = 0;
+
+	for (size_t m = 0; m < p->nmodules; m++)
+		mod_hidden[m] = module_hidden(r, p->modules[m]);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct profile_func *f = &p->funcs[i];
+		if (f->flags & PROFILE_FUNC_PSEUDO)
+			continue;
+		bool by_module = f->module != PROFILE_NONE &&
+				 mod_hidden[f->module];
+		mask[i] = by_module || any_match(r->funcs, r->nfuncs, f->name);
+		n += mask[i];
+	}
+	free(mod_hidden);
+	*nhidden = n;
+	return mask;
+}
+
+struct profile *
+hide_apply(struct profile *p, const struct hide_rules *r)
+{
+	size_t n;
+	bool *mask = hide_mask(p, r, &n);
+	struct profile *d = n ? profile_collapse(p, mask) : p;
+	free(mask);
+	return d;
+}

@@ -1,0 +1,59 @@
+/*
+ * hide: which functions the reports leave out (Allegro's
+ * *hidden-functions* and *hidden-packages*), and the profile they then
+ * read.
+ *
+ * A function is hidden when its name matches a function pattern or the
+ * module it lives in matches a module pattern (shell globs, fnmatch(3)).
+ * A module pattern without a '/' is matched against the file name of the
+ * module, one with a '/' against its whole path. The markers of cut
+ * stacks ("[truncated stack]") are never hidden.
+ */
+#ifndef PROFANALYZE_HIDE_H
+#define PROFANALYZE_HIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+struct hide_rules {
+	const char **funcs;   /* function name patterns */
+	size_t nfuncs, funcs_cap;
+	const char **modules; /* module patterns */
+	size_t nmodules, modules_cap;
+};
+
+/* The rules in force when no option changes them: the profiler's own
+ * library (libprofrun.so*) and the kernel's signal return trampoline
+ * (__restore_rt), which sit in the target's stacks without being its
+ * code. The patterns are static strings. */
+void
+hide_rules_defaults(struct hide_rules *r);
+
+/* Adds a pattern; the string must outlive the rules (argv does). */
+void
+hide_rules_add_func(struct hide_rules *r, const char *pattern);
+void
+hide_rules_add_module(struct hide_rules *r, const char *pattern);
+
+/* Removes every pattern (what --show-all does). */
+void
+hide_rules_clear(struct hide_rules *r);
+
+void
+hide_rules_free(struct hide_rules *r);
+
+/* One flag per function of p: true when the rules hide it. Returns a new
+ * array the caller frees; *nhidden counts the true ones. */
+bool *
+hide_mask(const struct profile *p, const struct hide_rules *r,
+	  size_t *nhidden);
+
+/* The profile the reports should read: p itself when the rules hide
+ * none of its functions, otherwise a new one from profile_collapse()
+ * that the caller frees (after which p may be freed too). */
+struct profile *
+hide_apply(struct profile *p, const struct hide_rules *r);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * report_graph: the Allegro call graph (see report_graph.h).
+ *
+ * Everything comes from the profile's call-graph edges, whose weight
+ * counts a sample once per distinct (caller, callee) pair on its stack:
+ * exactly Allegro's rule that each distinct parent (child) of F in a
+ * sample is recorded once, the oldest instance when repeated. A parent or
+ * child line shows that weight and its share of F's total ("local %").
+ * When F was twice on some stack its lines may count one sample twice
+ * (bar -> baz -> foo -> baz gives baz two parents for one sample), and
+ * each of them carries Allegro's "r" after the local %. A function that
+ * absorbed hidden callees with nothing displayable below them gets a
+ * child line "..." for that time, so its children still add up.
+ */
+#include "report_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "xmalloc.h"
+
+/* The total column holds seconds (two decimals) or, in a space profile,
+ * Kbytes (none): report_value() with report_value_decimals(). */
+#define ENTRY_FMT "%5.1f %5.1f %7.*f %5.1f  ==> %s%s\n"
+#define SUB_FMT "            %7.*f %5.1f%c       %s%s\n"
+#define RULE "-----------------------------------------------------\n"
+
+/* One parent or child line. */
+struct sub {
+	uint64_t weight;
+	const char *mark;  /* "... " or "" */
+	const char *label;
+};
+
+static void
+heading(FILE *out, const struct profile *p,
+	const struct report_graph_opts *o)
+{
+	char a[32], b[32];
+	bool space = p->hdr.kind == PROFILE_KIND_SPACE;
+	fprintf(out, "%s profile of sampled pc values by function, children, "
+		"and parents.\n\n", space ? "Space" : "Time");
+	if (p->hdr.samples) {
+		fprintf(out, "Total %s below %s%% will be suppressed.\n",
+			space ? "mem.s" : "times",
+			report_fmt_pct(a, sizeof(a), o->threshold_pct, 6));
+		fprintf(out, "Parent and child %s less %s%% of the node "
+			"will be suppressed.\n", space ? "mem.s" : "times",
+			report_fmt_pct(b, sizeof(b), o->fractional_pct, 6));
+	}
+	report_header(out, p);
+}
+
+static void
+table_head(FILE *out, const struct profile *p)
+{
+	fputs("  %     %                       Parent\n"
+	      " self total   total local  Function\n", out);
+	if (p->hdr.kind == PROFILE_KIND_SPACE)
+		fputs(" Mem.  Mem.   Kbyte   %         Child\n\n", out);
+	else
+		fputs(" Time  Time    secs   %         Child\n\n", out);
+}
+
+static int
+cmp_sub(const void *pa, const void *pb)
+{
+	const struct sub *a = pa, *b = pb;
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+/* The parents (callers) or children of f, with the "..." line for the
+ * hidden time of a function's children. Returns the number in subs
+ * (sized for every edge of f plus one). */
+static size_t
+collect(const struct profile *p, uint32_t f, bool parents, struct sub *subs)
+{
+	size_t n, k = 0;
+	const uint32_t *e = parents ? profile_callers(p, f, &n)
+				    : profile_callees(p, f, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_edge *x = &p->edges[e[i]];
+		uint32_t other = parents ? x->caller : x->callee;
+		if (other == PROFILE_NONE)
+			continue;
+		subs[k++] = (struct sub){ x->weight,
+					  report_elided_mark(&p->funcs[other]),
+					  p->funcs[other].label };
+	}
+	if (!parents && p->funcs[f].elided)
+		subs[k++] = (struct sub){ p->funcs[f].elided, "", "..." };
+	qsort(subs, k, sizeof(*subs), cmp_sub);
+	return k;
+}
+
+static void
+sub_lines(FILE *out, const struct profile *p, uint32_t f, bool parents,
+	  const struct report_graph_opts *o, struct sub *buf)
+{
+	const struct profile_func *fn = &p->funcs[f];
+	char r = fn->flags & PROFILE_FUNC_RECURSIVE ? 'r' : ' ';
+	size_t n = collect(p, f, parents, buf);
+
+	for (size_t i = 0; i < n; i++) {
+		double local = report_pct(buf[i].weight, fn->total);
+		if (local + 1e-9 < o->fractional_pct)
+			continue;
+		fprintf(out, SUB_FMT, report_value_decimals(p),
+			report_value(p, buf[i].weight), local, r,
+			buf[i].mark, buf[i].label);
+	}
+}
+
+static void
+entry(FILE *out, const struct profile *p, uint32_t f,
+      const struct report_graph_opts *o, struct sub *buf)
+{
+	const struct profile_func *fn = &p->funcs[f];
+	uint64_t whole = p->hdr.weight;
+
+	sub_lines(out, p, f, true, o, buf);
+	fprintf(out, ENTRY_FMT, report_pct(fn->self, whole),
+		report_pct(fn->total, whole), report_value_decimals(p),
+		report_value(p, fn->total),
+		report_pct(fn->self, fn->total), report_elided_mark(fn),
+		fn->label);
+	sub_lines(out, p, f, false, o, buf);
+	fputs(RULE, out);
+}
+
+void
+report_graph_write(FILE *out, const struct profile *p,
+		   const struct report_graph_opts *opts)
+{
+	size_t n;
+
+	heading(out, p, opts);
+	if (p->hdr.samples == 0)
+		return;
+	table_head(out, p);
+	uint32_t *ids = funcorder_sort(p, opts->order, &n);
+	/* No function has more parents or children than there are edges. */
+	struct sub *buf = xcalloc(p->nedges + 1, sizeof(*buf));
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_func *fn = &p->funcs[ids[i]];
+		if (report_pct(fn->total, p->hdr.weight) + 1e-9 <
+		    opts->threshold_pct)
+			continue;
+		entry(out, p, ids[i], opts, buf);
+	}
+	free(buf);
+	free(ids);
+	report_unnamed_note(out, p);
+}

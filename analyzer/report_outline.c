@@ -1,0 +1,254 @@
+/*
+ * report_outline: the outline profile (see report_outline.h).
+ *
+ * The lines are laid out once, in preorder, from the profile's tree:
+ * siblings by total descending (then label), those below the threshold
+ * dropped with their subtrees. A node that absorbed hidden callees with
+ * nothing displayable below them gets a child line "..." for that time.
+ * Each line records its depth, its own glyph and whether siblings follow
+ * it; the column of an ancestor shows '|' exactly when that ancestor has
+ * siblings after it. A subtree (--root) is then a contiguous run of
+ * lines, printed with depths relative to its first line.
+ */
+#include "report_outline.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "xmalloc.h"
+
+#define NO_NODE PROFILE_NONE /* line.node of a "..." line */
+
+struct line {
+	uint32_t node;   /* tree node, or NO_NODE for "..." */
+	uint32_t depth;  /* 0 for the outermost frames */
+	uint64_t weight;
+	char glyph;      /* ' ', '/', '+' or '\\' */
+	bool more;       /* siblings follow: '|' in this column below */
+};
+
+struct report_outline {
+	const struct profile *p;
+	struct report_outline_opts opts;
+	struct line *lines;
+	size_t nlines, cap;
+};
+
+/* A child of the node being laid out, before it becomes a line. */
+struct kid {
+	uint32_t node;
+	uint64_t weight;
+};
+
+static const char *
+kid_label(const struct profile *p, const struct kid *k)
+{
+	if (k->node == NO_NODE)
+		return "...";
+	return p->funcs[p->nodes[k->node].func].label;
+}
+
+static int
+cmp_kids(const void *pa, const void *pb, void *arg)
+{
+	const struct profile *p = arg;
+	const struct kid *a = pa, *b = pb;
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	int c = strcmp(kid_label(p, a), kid_label(p, b));
+	if (c)
+		return c;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static bool
+shown(const struct report_outline *o, uint64_t weight)
+{
+	return report_pct(weight, o->p->hdr.weight) + 1e-9 >=
+	       o->opts.threshold_pct && weight > 0;
+}
+
+/* The displayed children of node x, sorted, into *kids (grown as
+ * needed). The root's elided time is its "..." node, not a line. */
+static size_t
+kids_of(const struct report_outline *o, uint32_t x, struct kid **kids,
+	size_t *cap)
+{
+	const struct profile *p = o->p;
+	const struct profile_node *n = &p->nodes[x];
+	size_t k = 0;
+
+	for (uint32_t c = n->first_child; c != PROFILE_NONE;
+	     c = p->nodes[c].next_sibling) {
+		if (!shown(o, p->nodes[c].total))
+			continue;
+		xgrow(kids, cap, k + 1, sizeof(**kids));
+		(*kids)[k++] = (struct kid){ c, p->nodes[c].total };
+	}
+	if (x != PROFILE_ROOT && shown(o, n->elided)) {
+		xgrow(kids, cap, k + 1, sizeof(**kids));
+		(*kids)[k++] = (struct kid){ NO_NODE, n->elided };
+	}
+	qsort_r(*kids, k, sizeof(**kids), cmp_kids, (void *)p);
+	return k;
+}
+
+/* A pending line of the preorder walk. */
+struct todo {
+	struct kid kid;
+	uint32_t depth;
+	char glyph;
+	bool more;
+};
+
+static char
+glyph_of(size_t i, size_t n)
+{
+	if (n == 1)
+		return ' ';
+	return i == 0 ? '/' : i + 1 == n ? '\\' : '+';
+}
+
+/* Pushes the kids in reverse, so the first is laid out next. */
+static void
+push_kids(struct todo **st, size_t *depth, size_t *cap, const struct kid *k,
+	  size_t n, uint32_t level)
+{
+	for (size_t i = n; i-- > 0;) {
+		xgrow(st, cap, *depth + 1, sizeof(**st));
+		(*st)[(*depth)++] = (struct todo){
+			k[i], level, glyph_of(i, n), n > 1 && i + 1 < n,
+		};
+	}
+}
+
+static void
+lay_out(struct report_outline *o)
+{
+	struct todo *st = NULL;
+	struct kid *kids = NULL;
+	size_t nst = 0, st_cap = 0, kids_cap = 0;
+
+	size_t n = kids_of(o, PROFILE_ROOT, &kids, &kids_cap);
+	push_kids(&st, &nst, &st_cap, kids, n, 0);
+	while (nst) {
+		struct todo t = st[--nst];
+		xgrow(&o->lines, &o->cap, o->nlines + 1, sizeof(*o->lines));
+		o->lines[o->nlines++] = (struct line){
+			t.kid.node, t.depth, t.kid.weight, t.glyph, t.more,
+		};
+		if (t.kid.node == NO_NODE)
+			continue;
+		n = kids_of(o, t.kid.node, &kids, &kids_cap);
+		push_kids(&st, &nst, &st_cap, kids, n, t.depth + 1);
+	}
+	free(st);
+	free(kids);
+}
+
+struct report_outline *
+report_outline_new(const struct profile *p,
+		   const struct report_outline_opts *opts)
+{
+	struct report_outline *o = xcalloc(1, sizeof(*o));
+	o->p = p;
+	o->opts = *opts;
+	if (p->hdr.samples)
+		lay_out(o);
+	return o;
+}
+
+void
+report_outline_free(struct report_outline *o)
+{
+	if (!o)
+		return;
+	free(o->lines);
+	free(o);
+}
+
+size_t
+report_outline_lines(const struct report_outline *o)
+{
+	return o->nlines;
+}
+
+/* The indentation of line l, depth levels below the printed root, into
+ * buf (depth + 1 bytes): one column per level, the ancestors' '|' or ' '
+ * and the line's own glyph last; then cut to the max indentation,
+ * keeping the innermost columns. */
+static const char *
+indent(const struct report_outline *o, const struct line *l, uint32_t depth,
+       const bool *more, char *buf)
+{
+	for (uint32_t c = 1; c < depth; c++)
+		buf[c - 1] = more[c] ? '|' : ' ';
+	if (depth)
+		buf[depth - 1] = l->glyph;
+	buf[depth] = '\0';
+	if (depth > o->opts.max_indent)
+		return buf + (depth - o->opts.max_indent);
+	return buf;
+}
+
+static void
+put_line(FILE *out, const struct report_outline *o, const struct line *l,
+	 const char *ind, size_t number)
+{
+	const struct profile *p = o->p;
+	double pct = report_pct(l->weight, p->hdr.weight);
+	if (l->node == NO_NODE) {
+		fprintf(out, "%s%.2f ... %zu\n", ind, pct, number);
+		return;
+	}
+	const struct profile_node *n = &p->nodes[l->node];
+	fprintf(out, "%s%.2f %s%s %zu\n", ind, pct,
+		n->flags & PROFILE_NODE_ELIDED ? "... " : "",
+		p->funcs[n->func].label, number);
+}
+
+/* Prints lines [first, end) with depths relative to base. */
+static void
+put_lines(FILE *out, const struct report_outline *o, size_t first,
+	  size_t end, uint32_t base)
+{
+	uint32_t maxd = 0;
+	for (size_t i = first; i < end; i++)
+		if (o->lines[i].depth - base > maxd)
+			maxd = o->lines[i].depth - base;
+	bool *more = xcalloc(maxd + 1, sizeof(*more));
+	char *buf = xmalloc(maxd + 1);
+	for (size_t i = first; i < end; i++) {
+		const struct line *l = &o->lines[i];
+		uint32_t d = l->depth - base;
+		more[d] = l->more;
+		put_line(out, o, l, indent(o, l, d, more, buf), i - first);
+	}
+	free(more);
+	free(buf);
+}
+
+void
+report_outline_write(FILE *out, const struct report_outline *o)
+{
+	char pct[32];
+	size_t first = 0, end = o->nlines;
+
+	report_header(out, o->p);
+	if (o->p->hdr.samples == 0)
+		return;
+	fprintf(out, "Paths below %s%% will be suppressed.\n\n",
+		report_fmt_pct(pct, sizeof(pct), o->opts.threshold_pct, 6));
+	if (o->opts.root != REPORT_OUTLINE_ALL) {
+		first = o->opts.root;
+		uint32_t d = o->lines[first].depth;
+		for (end = first + 1; end < o->nlines; end++)
+			if (o->lines[end].depth <= d)
+				break;
+	}
+	if (first < end)
+		put_lines(out, o, first, end, o->lines[first].depth);
+	report_unnamed_note(out, o->p);
+}

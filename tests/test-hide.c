@@ -1,0 +1,145 @@
+/*
+ * Unit tests of analyzer/hide.c: which functions the patterns hide
+ * (function names, module file names, module paths, the defaults) and
+ * that applying rules that hide nothing keeps the profile itself.
+ */
+#include "hide.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+struct fixture {
+	struct profile *p;
+	uint32_t main_, memcpy_, trampoline, restore, marker, bare;
+};
+
+static struct fixture
+make(void)
+{
+	struct fixture f;
+	f.p = profile_new(PROFILE_KIND_TIME);
+	uint32_t exe = profile_module(f.p, "/usr/bin/app");
+	uint32_t libc = profile_module(f.p, "/lib/x86_64-linux-gnu/libc.so.6");
+	uint32_t own = profile_module(f.p, "/opt/profrun/lib/libprofrun.so");
+	f.main_ = profile_add_func(f.p, exe, "main", 0x10, 0);
+	f.memcpy_ = profile_add_func(f.p, libc, "memcpy", 0x20, 0);
+	f.trampoline = profile_add_func(f.p, own, "trampoline", 0x30, 0);
+	f.restore = profile_add_func(f.p, libc, "__restore_rt", 0x40, 0);
+	f.marker = profile_add_func(f.p, PROFILE_NONE, "[truncated stack]", 0,
+				    PROFILE_FUNC_PSEUDO);
+	f.bare = profile_add_func(f.p, PROFILE_NONE, "0x1234", 0x1234,
+				  PROFILE_FUNC_UNNAMED);
+	uint32_t s[] = { f.marker, f.trampoline, f.main_, f.restore,
+			 f.memcpy_, f.bare };
+	profile_add_sample(f.p, s, 6, profile_thread(f.p, 1), 1, 0, 0);
+	profile_finish(f.p);
+	return f;
+}
+
+START_TEST(hide_defaults_hide_profiler_and_trampoline)
+{
+	struct fixture f = make();
+	struct hide_rules r;
+	size_t n;
+	hide_rules_defaults(&r);
+	bool *m = hide_mask(f.p, &r, &n);
+	ck_assert(m[f.trampoline]);
+	ck_assert(m[f.restore]);
+	ck_assert(!m[f.main_]);
+	ck_assert(!m[f.memcpy_]);
+	ck_assert(!m[f.bare]);
+	ck_assert_uint_eq(n, 2);
+	free(m);
+	hide_rules_free(&r);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(hide_modules_by_file_name_or_path)
+{
+	struct fixture f = make();
+	struct hide_rules r;
+	size_t n;
+	hide_rules_defaults(&r);
+	hide_rules_clear(&r);
+	/* A pattern without '/' sees the file name only... */
+	hide_rules_add_module(&r, "libc.so*");
+	bool *m = hide_mask(f.p, &r, &n);
+	ck_assert(m[f.memcpy_] && m[f.restore] && !m[f.trampoline]);
+	ck_assert_uint_eq(n, 2);
+	free(m);
+	/* ...one with '/' the whole path, so a file name never matches it. */
+	hide_rules_clear(&r);
+	hide_rules_add_module(&r, "/opt/*");
+	hide_rules_add_module(&r, "/libc.so.6");
+	m = hide_mask(f.p, &r, &n);
+	ck_assert(m[f.trampoline] && !m[f.memcpy_]);
+	ck_assert_uint_eq(n, 1);
+	free(m);
+	hide_rules_free(&r);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(hide_functions_by_glob_never_markers)
+{
+	struct fixture f = make();
+	struct hide_rules r = { 0 };
+	size_t n;
+	hide_rules_add_func(&r, "m*");
+	hide_rules_add_func(&r, "[[]*");  /* would match "[truncated stack]" */
+	hide_rules_add_func(&r, "0x????");
+	bool *m = hide_mask(f.p, &r, &n);
+	ck_assert(m[f.main_] && m[f.memcpy_] && m[f.bare]);
+	ck_assert(!m[f.marker]);
+	ck_assert_uint_eq(n, 3);
+	free(m);
+	hide_rules_free(&r);
+	profile_free(f.p);
+}
+END_TEST
+
+START_TEST(hide_apply_keeps_profile_when_nothing_hidden)
+{
+	struct fixture f = make();
+	struct hide_rules r = { 0 };
+	hide_rules_add_func(&r, "no_such_function");
+	ck_assert_ptr_eq(hide_apply(f.p, &r), f.p);
+	hide_rules_add_func(&r, "memcpy");
+	struct profile *d = hide_apply(f.p, &r);
+	ck_assert_ptr_ne(d, f.p);
+	ck_assert(d->funcs[f.memcpy_].flags & PROFILE_FUNC_HIDDEN);
+	/* memcpy's callee is now __restore_rt's, which shows "..." */
+	ck_assert(d->funcs[f.restore].flags & PROFILE_FUNC_ELIDED);
+	size_t n;
+	const uint32_t *e = profile_callees(d, f.restore, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(d->edges[e[0]].callee, f.bare);
+	profile_free(d);
+	hide_rules_free(&r);
+	profile_free(f.p);
+}
+END_TEST
+
+static Suite *
+hide_suite(void)
+{
+	Suite *s = suite_create("analyzer:hide");
+	TCase *tc = tcase_create("rules");
+	tcase_add_test(tc, hide_defaults_hide_profiler_and_trampoline);
+	tcase_add_test(tc, hide_modules_by_file_name_or_path);
+	tcase_add_test(tc, hide_functions_by_glob_never_markers);
+	tcase_add_test(tc, hide_apply_keeps_profile_when_nothing_hidden);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(hide_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
