@@ -100,6 +100,17 @@ log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 }
 
 /* async-signal-safe */
+size_t
+log_snprintf(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t n = log_format(buf, cap, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* async-signal-safe */
 void
 log_msg(const char *fmt, ...)
 {

@@ -16,6 +16,12 @@
 size_t
 log_format(char *buf, size_t cap, const char *fmt, va_list ap);
 
+/* log_format with variable arguments; the library's snprintf, so that it
+ * uses no stdio at all. async-signal-safe */
+size_t
+log_snprintf(char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Writes "profrun: <message>\n" to fd 2 in one write(2); errno is preserved.
  * async-signal-safe */
 void

@@ -236,6 +236,56 @@ set_live(struct module *m, const struct found *f)
 	atomic_fetch_add_explicit(&m->seq, 1, memory_order_acq_rel);
 }
 
+/* The vdso is no file on disk, so the analyzer could not read its symbols
+ * later: its bytes follow its MODULE_LOAD as a MODULE_IMAGE (about 8 KiB).
+ * The file image starts at its ELF header. The PT_LOAD segments end before
+ * the section header table, which the analyzer needs too; the kernel maps
+ * the whole image, so the table is taken as well when it lies within the
+ * pages the segments occupy. Called under lock, hence the static buffer. */
+#define VDSO_IMAGE_MAX (64u * 1024)
+
+static uint8_t vdso_rec[VDSO_IMAGE_MAX + 64];
+
+static uint64_t
+vdso_image_size(const ElfW(Ehdr) *eh)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const uint8_t *)eh +
+						    eh->e_phoff);
+	uint64_t end = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t mapped = (end + page - 1) & ~(page - 1);
+	uint64_t sh_end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (eh->e_shoff && sh_end > end && sh_end <= mapped)
+		end = sh_end;
+	return end;
+}
+
+static void
+emit_vdso_image(const struct found *f, uint64_t when)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return;
+	uint64_t size = vdso_image_size(eh);
+	if (size == 0 || size > VDSO_IMAGE_MAX) {
+		log_msg("vdso image of %lu bytes not recorded; its frames "
+			"will not be named", (unsigned long)size);
+		return;
+	}
+	struct spool_buf b;
+	spool_buf_init(&b, vdso_rec, sizeof(vdso_rec));
+	struct spool_module_image rec = {
+		.time_ns = when, .base = f->base,
+		.data = (const uint8_t *)eh, .len = (uint32_t)size,
+	};
+	if (spool_put_module_image(&b, &rec) == 0)
+		writer_control(vdso_rec, b.len);
+}
+
 static void
 emit_load(const struct found *f, uint64_t when)
 {
@@ -250,6 +300,8 @@ emit_load(const struct found *f, uint64_t when)
 	};
 	if (spool_put_module_load(&b, &rec, f->segs) == 0)
 		writer_control(buf, b.len);
+	if (strcmp(f->path, "[vdso]") == 0)
+		emit_vdso_image(f, when);
 }
 
 static void
@@ -347,6 +399,40 @@ modules_sync(void)
 	pthread_mutex_unlock(&lock);
 }
 
+void
+modules_emit_all(void)
+{
+	pthread_mutex_lock(&lock);
+	uint64_t now = prof_now_ns();
+	nfound = 0;
+	dl_iterate_phdr(collect_cb, NULL);
+	uint32_t used = atomic_load(&table_used);
+	for (uint32_t j = 0; j < nfound; j++)
+		for (uint32_t i = 0; i < used; i++)
+			if (table[i].live && same_mapping(&table[i], &found[j]))
+				emit_load(&found[j], prof_state.start_mono_ns);
+	last_sync_ns = now;
+	pthread_mutex_unlock(&lock);
+}
+
+void
+modules_prefork(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void
+modules_postfork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+void
+modules_postfork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}
+
 static int
 counters_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -408,6 +494,9 @@ modules_readable(uint64_t addr, uint64_t len)
 void
 modules_unload_begin(void)
 {
+	/* A library loaded since the writer's last poll gets its load record
+	 * before it goes: its samples would otherwise have no module. */
+	modules_sync();
 	atomic_fetch_add(&unloading, 1);
 	threads_quiesce();
 }

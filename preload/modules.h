@@ -33,6 +33,19 @@ modules_init(void);
 void
 modules_sync(void);
 
+/* Emits a MODULE_LOAD for every module loaded now, as loaded at the start:
+ * the first records of a forked child's new spool. */
+void
+modules_emit_all(void);
+
+/* Fork hooks (the table's lock is held across fork). */
+void
+modules_prefork(void);
+void
+modules_postfork_parent(void);
+void
+modules_postfork_child(void);
+
 /* Cheap check run by the writer every cycle: syncs only when the loader's
  * load/unload counters moved since the last sync. */
 void

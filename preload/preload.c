@@ -1,13 +1,22 @@
 /*
- * preload: the library's entry points: the constructor that starts
- * profiling when PROF_SPOOL is set, the destructor that finishes the spool,
- * the fork handler, and the dlclose wrapper.
+ * preload: the library's entry points and the life of a process image:
+ * the constructor that starts profiling when PROF_SPOOL is set, the fork
+ * hooks, the exec and _exit wrappers and the destructor that finish the
+ * spool, and the wrappers that keep the module table and thread names
+ * current (dlclose, prctl, pthread_setname_np).
  *
  * Start-up order matters: the timer source is chosen before the spool is
  * written (its PROCESS record names it), the module table is filled before
  * the handler can run, and the handler is installed before any timer fires.
  * Any failure leaves the target running unprofiled, with one line saying why.
+ *
+ * Every wrapper first asks whether it runs in the image being profiled
+ * (getpid() == prof_state.pid): a vfork child shares our memory and must
+ * not touch the parent's spool or threads.
  */
+#include "alloc.h"
+#include "control.h"
+#include "endings.h"
 #include "log.h"
 #include "modules.h"
 #include "sampler.h"
@@ -20,30 +29,26 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
-static void
-after_fork_child(void)
-{
-	if (!prof_state.initialised)
-		return;
-	/* Following children is not done yet: the child runs unprofiled and
-	 * leaves the parent's spool and timers alone. */
-	atomic_store(&prof_state.enabled, 0);
-	prof_state.initialised = 0; /* wrappers pass straight through */
-	threads_after_fork_child();
-	writer_after_fork_child();
-}
+/* Resolves the next definition of a wrapped function once. */
+#define REAL(name, type)                                                     \
+	static _Atomic(type) real_##name;                                    \
+	type fn_##name = atomic_load(&real_##name);                          \
+	if (!fn_##name) {                                                    \
+		fn_##name = (type)dlsym(RTLD_NEXT, #name);                   \
+		atomic_store(&real_##name, fn_##name);                       \
+	}
 
-/* A process started by the profiled one (fork + exec) inherits PROF_*; only
- * the process profrun started (PROF_PID) is profiled for now. */
 static int
-is_profiled_process(void)
+profiling_here(void)
 {
-	const char *pid = getenv("PROF_PID");
-	return !pid || !*pid || strtol(pid, NULL, 10) == (long)getpid();
+	return prof_state.initialised && getpid() == prof_state.pid;
 }
 
 static int
@@ -68,21 +73,327 @@ start(void)
 		return rc;
 	}
 	modules_sync();
-	if ((rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
+	if ((rc = control_init()) < 0 || (rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
 	    (rc = timer_process_start()) < 0 || (rc = writer_start()) < 0) {
 		log_msg("cannot start sampling (%s); profiling disabled",
 			strerror(-rc));
 		return rc;
 	}
+	endings_install();
 	return 0;
 }
+
+/* ---- fork ---- */
+
+static int paused_for_fork;
+static int forking; /* prefork ran in the profiled image */
+
+static void
+prefork(void)
+{
+	forking = profiling_here();
+	if (!forking)
+		return;
+	/* No handler may hold a lock (ours or libunwind's) across fork. */
+	paused_for_fork = atomic_exchange(&prof_state.enabled, 0);
+	threads_quiesce();
+	modules_prefork();
+	writer_prefork();
+}
+
+static void
+postfork_parent(void)
+{
+	if (!forking)
+		return;
+	forking = 0;
+	writer_postfork_parent();
+	modules_postfork_parent();
+	atomic_store(&prof_state.enabled, paused_for_fork);
+}
+
+/* The child carries on in a spool of its own (OUTPUT.PID), or unprofiled
+ * under --no-follow. */
+static void
+postfork_child(void)
+{
+	if (!forking)
+		return;
+	forking = 0;
+	writer_postfork_child();
+	modules_postfork_child();
+	struct thread_slot *t = threads_postfork_child();
+	alloc_postfork_child(t);
+	prof_state.pid = getpid();
+	prof_state.cfg.primary = 0;
+	for (int i = 0; i < SPOOL_DROP_MAX_; i++)
+		atomic_store(&prof_state.drops[i], 0);
+	if (!prof_state.cfg.follow || !t || atomic_load(&prof_state.disabled)) {
+		prof_state.initialised = 0;
+		return;
+	}
+	prof_state.start_mono_ns = prof_now_ns();
+	int rc = writer_open();
+	if (rc < 0) {
+		log_msg("%s.%d: cannot create the spool of a child process (%s); it runs unprofiled",
+			prof_state.cfg.output, (int)getpid(), strerror(-rc));
+		prof_state.initialised = 0;
+		return;
+	}
+	modules_emit_all();
+	if (timer_thread_start(t) < 0 || timer_process_start() < 0 ||
+	    writer_start() < 0) {
+		prof_disable("cannot start sampling in a child process");
+		return;
+	}
+	atomic_store(&prof_state.enabled, 1);
+}
+
+/* ---- exec ---- */
+
+/* Before exec: finish the spool, and make sure no sampling signal is
+ * pending for this thread or the process, because the new image starts
+ * with the default disposition (terminate) until its own constructor runs. */
+static int
+exec_begin(void)
+{
+	if (!profiling_here())
+		return 0;
+	struct thread_slot *t = threads_self();
+	if (t)
+		timer_thread_stop(t);
+	timer_process_stop();
+	alloc_finish();
+	writer_finish(SPOOL_END_EXEC, 0);
+	sampler_discard_pending();
+	return 1;
+}
+
+/* exec failed: the image goes on, and so does its spool. */
+static void
+exec_failed(int began)
+{
+	if (!began)
+		return;
+	int saved_errno = errno;
+	struct thread_slot *t = threads_self();
+	if (t)
+		timer_thread_start(t);
+	timer_process_start();
+	writer_resume();
+	errno = saved_errno;
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+
+__attribute__((visibility("default"))) int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve, execve_fn);
+	int began = exec_begin();
+	int rc = fn_execve(path, argv, envp);
+	exec_failed(began);
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+execv(const char *path, char *const argv[])
+{
+	REAL(execv, execv_fn);
+	int began = exec_begin();
+	int rc = fn_execv(path, argv);
+	exec_failed(began);
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+execvp(const char *file, char *const argv[])
+{
+	REAL(execvp, execv_fn);
+	int began = exec_begin();
+	int rc = fn_execvp(file, argv);
+	exec_failed(began);
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe, execve_fn);
+	int began = exec_begin();
+	int rc = fn_execvpe(file, argv, envp);
+	exec_failed(began);
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+	 int flags)
+{
+	REAL(execveat, execveat_fn);
+	int began = exec_begin();
+	int rc = fn_execveat(dirfd, path, argv, envp, flags);
+	exec_failed(began);
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+	REAL(fexecve, fexecve_fn);
+	int began = exec_begin();
+	int rc = fn_fexecve(fd, argv, envp);
+	exec_failed(began);
+	return rc;
+}
+
+/* The execl family takes its arguments as a list; glibc's own versions
+ * call the internal execve, which a wrapper cannot see, so they are
+ * rebuilt here on execve/execvp. */
+#define COLLECT_ARGS(first, ap, argv)                                        \
+	size_t argc_ = 1;                                                    \
+	va_start(ap, first);                                                 \
+	while (va_arg(ap, char *))                                           \
+		argc_++;                                                     \
+	va_end(ap);                                                          \
+	char *argv[argc_ + 1];                                               \
+	argv[0] = (char *)(first);                                           \
+	va_start(ap, first);                                                 \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                               \
+		argv[i_] = va_arg(ap, char *);
+
+__attribute__((visibility("default"))) int
+execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	extern char **environ;
+	return execve(path, argv, environ);
+}
+
+__attribute__((visibility("default"))) int
+execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+__attribute__((visibility("default"))) int
+execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	COLLECT_ARGS(arg, ap, argv);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* ---- _exit ---- */
+
+typedef void (*exit_fn)(int);
+
+static void
+finish_image(uint32_t end_reason)
+{
+	atomic_store(&prof_state.enabled, 0);
+	timer_process_stop();
+	threads_stop_all_timers();
+	threads_quiesce();
+	alloc_finish();
+	writer_finish(end_reason, 0);
+}
+
+__attribute__((visibility("default"), noreturn)) void
+_exit(int status)
+{
+	REAL(_exit, exit_fn);
+	if (profiling_here())
+		finish_image(SPOOL_END__EXIT);
+	fn__exit(status);
+	__builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void
+_Exit(int status)
+{
+	REAL(_Exit, exit_fn);
+	if (profiling_here())
+		finish_image(SPOOL_END__EXIT);
+	fn__Exit(status);
+	__builtin_unreachable();
+}
+
+/* ---- thread names ---- */
+
+typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long,
+			unsigned long);
+typedef int (*setname_fn)(pthread_t, const char *);
+
+__attribute__((visibility("default"))) int
+prctl(int option, ...)
+{
+	REAL(prctl, prctl_fn);
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long);
+	unsigned long a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long);
+	unsigned long a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	int rc = fn_prctl(option, a2, a3, a4, a5);
+	if (rc == 0 && option == PR_SET_NAME && profiling_here()) {
+		int saved_errno = errno;
+		threads_record_name(pthread_self(), (const char *)a2);
+		errno = saved_errno;
+	}
+	return rc;
+}
+
+__attribute__((visibility("default"))) int
+pthread_setname_np(pthread_t thread, const char *name)
+{
+	REAL(pthread_setname_np, setname_fn);
+	int rc = fn_pthread_setname_np(thread, name);
+	if (rc == 0 && profiling_here())
+		threads_record_name(thread, name);
+	return rc;
+}
+
+/* ---- dlclose ---- */
+
+typedef int (*dlclose_fn)(void *);
+
+__attribute__((visibility("default"))) int
+dlclose(void *handle)
+{
+	REAL(dlclose, dlclose_fn);
+	if (!profiling_here())
+		return fn_dlclose(handle);
+	modules_unload_begin();
+	int rc = fn_dlclose(handle);
+	int saved_errno = errno;
+	modules_unload_end();
+	errno = saved_errno;
+	return rc;
+}
+
+/* ---- constructor and destructor ---- */
 
 __attribute__((constructor)) static void
 preload_init(void)
 {
 	int saved_errno = errno;
-	if (!is_profiled_process() ||
-	    prof_config_from_env(&prof_state.cfg) <= 0) {
+	/* What the profiler allocates while it starts is not the target's. */
+	alloc_guard_enter();
+	if (prof_config_from_env(&prof_state.cfg) <= 0) {
+		alloc_start(0);
+		alloc_guard_leave();
 		errno = saved_errno;
 		return;
 	}
@@ -90,12 +401,15 @@ preload_init(void)
 	atomic_store(&prof_state.enabled, 1);
 	if (start() == 0) {
 		prof_state.initialised = 1;
-		pthread_atfork(NULL, NULL, after_fork_child);
+		pthread_atfork(prefork, postfork_parent, postfork_child);
+		alloc_start(prof_state.cfg.space_interval);
 	} else {
 		atomic_store(&prof_state.enabled, 0);
 		atomic_store(&prof_state.disabled, 1);
 		threads_stop_all_timers();
+		alloc_start(0);
 	}
+	alloc_guard_leave();
 	errno = saved_errno;
 }
 
@@ -103,33 +417,7 @@ __attribute__((destructor)) static void
 preload_fini(void)
 {
 	int saved_errno = errno;
-	if (prof_state.initialised && getpid() == prof_state.pid) {
-		atomic_store(&prof_state.enabled, 0);
-		timer_process_stop();
-		threads_stop_all_timers();
-		threads_quiesce();
-		writer_finish();
-	}
+	if (profiling_here())
+		finish_image(SPOOL_END_EXIT);
 	errno = saved_errno;
-}
-
-typedef int (*dlclose_fn)(void *);
-
-__attribute__((visibility("default"))) int
-dlclose(void *handle)
-{
-	static _Atomic(dlclose_fn) real;
-	dlclose_fn fn = atomic_load(&real);
-	if (!fn) {
-		fn = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-		atomic_store(&real, fn);
-	}
-	if (!prof_state.initialised)
-		return fn(handle);
-	modules_unload_begin();
-	int rc = fn(handle);
-	int saved_errno = errno;
-	modules_unload_end();
-	errno = saved_errno;
-	return rc;
 }

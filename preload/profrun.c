@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PROFRUN_LIBDIR
@@ -39,6 +41,15 @@ struct options {
 	unsigned hz;
 	int timer;
 	int quiet;
+	int follow;
+	int sig;
+	int start_paused;
+	int toggle_sig;
+	const char *max_samples;
+	const char *delay;
+	const char *duration;
+	int time;                /* sample CPU time */
+	uint64_t space_interval; /* mean bytes between allocation samples */
 };
 
 static void
@@ -55,6 +66,25 @@ usage(FILE *f)
 		"  -F, --frequency=HZ     CPU-time samples per second per thread\n"
 		"                         (default 1000, 1 to 100000)\n"
 		"      --timer=SOURCE     auto (default), perf, posix or itimer\n"
+		"      --no-follow        profile only PROGRAM's own process, not the\n"
+		"                         processes it forks or the programs it runs\n"
+		"                         (by default each writes FILE.PID)\n"
+		"      --signal=SIG       sampling signal, a number or name (default\n"
+		"                         SIGPROF), for programs that use SIGPROF\n"
+		"      --start-paused     sample nothing until the program calls\n"
+		"                         profrun_start() (see profrun.h), or until\n"
+		"                         the toggle signal with --toggle-signal\n"
+		"      --toggle-signal=SIG  a signal that pauses and resumes sampling\n"
+		"      --max-samples=N    stop sampling after N samples\n"
+		"      --delay=SECS       start sampling SECS after the program starts\n"
+		"      --duration=SECS    sample for SECS, then stop\n"
+		"      --no-time          no CPU-time samples\n"
+		"      --no-space         no allocation samples (the calls to the\n"
+		"                         malloc family are still counted)\n"
+		"      --space-interval=BYTES  sample one allocated byte in BYTES\n"
+		"                         on average (default 512K; K, M and G\n"
+		"                         suffixes are powers of 1024; 0 is\n"
+		"                         --no-space)\n"
 		"  -q, --quiet            no summary line at the end\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n");
@@ -82,20 +112,90 @@ parse_timer_name(const char *s)
 	die_usage("--timer=%s: expected auto, perf, posix or itimer", s);
 }
 
+/* A signal by number or name (PROF, SIGPROF, RTMIN+3, ...) that is free
+ * to use for sampling: not one the kernel or the C library reserves. */
+static int
+parse_signal(const char *opt, const char *s)
+{
+	const char *name = strncmp(s, "SIG", 3) == 0 ? s + 3 : s;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s && !*end) {
+		/* a number */
+	} else if (strcmp(name, "PROF") == 0) {
+		v = SIGPROF;
+	} else if (strcmp(name, "VTALRM") == 0) {
+		v = SIGVTALRM;
+	} else if (strcmp(name, "USR1") == 0) {
+		v = SIGUSR1;
+	} else if (strcmp(name, "USR2") == 0) {
+		v = SIGUSR2;
+	} else if (strncmp(name, "RTMIN+", 6) == 0) {
+		v = SIGRTMIN + strtol(name + 6, &end, 10);
+		if (*end)
+			v = -1;
+	} else {
+		v = -1;
+	}
+	if (v == SIGKILL || v == SIGSTOP || v < 1 || v > SIGRTMAX ||
+	    (v > 31 && v < SIGRTMIN))
+		die_usage("%s=%s: not a signal that can be used here", opt, s);
+	return (int)v;
+}
+
+/* A byte count: digits, optionally followed by K, M or G (powers of
+ * 1024), at most PROF_MAX_SPACE_INTERVAL. */
+static uint64_t
+parse_bytes(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == s || *end || *s == '-' ||
+	    v > (PROF_MAX_SPACE_INTERVAL >> shift))
+		die_usage("%s=%s: expected a number of bytes from 0 to 1T "
+			  "(K, M and G suffixes allowed)", opt, s);
+	return (uint64_t)v << shift;
+}
+
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_TIMER = 256, OPT_VERSION };
+	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
+	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
+	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "timer", required_argument, NULL, OPT_TIMER },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "signal", required_argument, NULL, OPT_SIGNAL },
+		{ "start-paused", no_argument, NULL, OPT_START_PAUSED },
+		{ "toggle-signal", required_argument, NULL, OPT_TOGGLE },
+		{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "no-time", no_argument, NULL, OPT_NO_TIME },
+		{ "no-space", no_argument, NULL, OPT_NO_SPACE },
+		{ "space-interval", required_argument, NULL, OPT_SPACE_INTERVAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (struct options){ "prof.spool", PROF_DEFAULT_HZ, SPOOL_TIMER_NONE, 0 };
+	*o = (struct options){ .output = "prof.spool", .hz = PROF_DEFAULT_HZ,
+			       .timer = SPOOL_TIMER_NONE, .follow = 1,
+			       .sig = SIGPROF, .time = 1,
+			       .space_interval = PROF_DEFAULT_SPACE_INTERVAL };
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "+o:F:qh", longopts, NULL)) != -1) {
@@ -121,6 +221,44 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case OPT_NO_FOLLOW:
+			o->follow = 0;
+			break;
+		case OPT_SIGNAL:
+			o->sig = parse_signal("--signal", optarg);
+			break;
+		case OPT_START_PAUSED:
+			o->start_paused = 1;
+			break;
+		case OPT_TOGGLE:
+			o->toggle_sig = parse_signal("--toggle-signal", optarg);
+			break;
+		case OPT_MAX_SAMPLES:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || v == 0 || *optarg == '-')
+				die_usage("--max-samples=%s: expected a positive whole number",
+					  optarg);
+			o->max_samples = optarg;
+			break;
+		case OPT_DELAY:
+		case OPT_DURATION: {
+			double secs = strtod(optarg, &end);
+			if (!*optarg || *end || !(secs >= 0) || secs > 1e9)
+				die_usage("--%s=%s: expected seconds",
+					  c == OPT_DELAY ? "delay" : "duration", optarg);
+			*(c == OPT_DELAY ? &o->delay : &o->duration) = optarg;
+			break;
+		}
+		case OPT_NO_TIME:
+			o->time = 0;
+			break;
+		case OPT_NO_SPACE:
+			o->space_interval = 0;
+			break;
+		case OPT_SPACE_INTERVAL:
+			o->space_interval = parse_bytes("--space-interval", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -136,6 +274,8 @@ parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind >= argc)
 		die_usage("no PROGRAM to run");
+	if (o->toggle_sig && o->toggle_sig == o->sig)
+		die_usage("--toggle-signal: the sampling signal cannot also toggle it");
 	return optind;
 }
 
@@ -249,7 +389,7 @@ check_timer(const struct options *o)
 	static const int order[] = { SPOOL_TIMER_PERF, SPOOL_TIMER_POSIX,
 				     SPOOL_TIMER_ITIMER };
 	if (o->timer != SPOOL_TIMER_NONE) {
-		int rc = timer_probe(o->timer, o->hz, SIGPROF);
+		int rc = timer_probe(o->timer, o->hz, o->sig);
 		if (rc < 0) {
 			fprintf(stderr, "profrun: --timer=%s: not available here (%s)\n",
 				spool_timer_name((uint32_t)o->timer), strerror(-rc));
@@ -258,7 +398,7 @@ check_timer(const struct options *o)
 		return;
 	}
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (timer_probe(order[i], o->hz, SIGPROF) == 0)
+		if (timer_probe(order[i], o->hz, o->sig) == 0)
 			return;
 	fprintf(stderr, "profrun: no CPU timer is available here (perf, posix, itimer)\n");
 	exit(2);
@@ -296,12 +436,25 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 		snprintf(buf, sizeof(buf), "%s", lib);
 	setenv("LD_PRELOAD", buf, 1);
 	setenv("PROF_SPOOL", tmp, 1);
+	setenv("PROF_OUTPUT", o->output, 1);
 	snprintf(buf, sizeof(buf), "%u", o->hz);
 	setenv("PROF_HZ", buf, 1);
 	static const char *const timer_env[] = { "auto", "perf", "posix", "itimer" };
 	setenv("PROF_TIMER", timer_env[o->timer], 1);
 	snprintf(buf, sizeof(buf), "%d", (int)getpid());
 	setenv("PROF_PID", buf, 1);
+	setenv("PROF_FOLLOW", o->follow ? "1" : "0", 1);
+	snprintf(buf, sizeof(buf), "%d", o->sig);
+	setenv("PROF_SIGNAL", buf, 1);
+	setenv("PROF_START_PAUSED", o->start_paused ? "1" : "0", 1);
+	snprintf(buf, sizeof(buf), "%d", o->toggle_sig);
+	setenv("PROF_TOGGLE_SIGNAL", buf, 1);
+	setenv("PROF_MAX_SAMPLES", o->max_samples ? o->max_samples : "0", 1);
+	setenv("PROF_DELAY", o->delay ? o->delay : "0", 1);
+	setenv("PROF_DURATION", o->duration ? o->duration : "0", 1);
+	setenv("PROF_TIME", o->time ? "1" : "0", 1);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->space_interval);
+	setenv("PROF_SPACE_INTERVAL", buf, 1);
 }
 
 static int
@@ -334,6 +487,7 @@ run(char **argv, const char *path, const struct options *o, const char *lib,
 
 struct spool_summary {
 	uint64_t samples;
+	uint64_t allocs; /* allocation samples */
 	int complete;
 	struct spool_footer footer;
 };
@@ -359,6 +513,8 @@ summarise(const char *path, struct spool_summary *s)
 	while (rc == 0 && spool_next(&c, &rec) == SPOOL_OK) {
 		if (rec.type == SPOOL_REC_SAMPLE)
 			s->samples++;
+		else if (rec.type == SPOOL_REC_ALLOC)
+			s->allocs++;
 		else if (rec.type == SPOOL_REC_FOOTER &&
 			 spool_get_footer(&rec, &s->footer) == 0)
 			s->complete = 1;
@@ -367,21 +523,52 @@ summarise(const char *path, struct spool_summary *s)
 	return rc;
 }
 
-static void
-report(const char *output, const struct spool_summary *s)
+/* Spools of the child processes and exec'd images of this run: OUTPUT.PID
+ * and OUTPUT.PID.N written since the run started. */
+static int
+count_child_spools(const char *output, time_t since)
 {
+	char pattern[PATH_MAX + 16];
+	glob_t g;
+	int n = 0;
+	snprintf(pattern, sizeof(pattern), "%s.[0-9]*", output);
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *suffix = g.gl_pathv[i] + strlen(output) + 1;
+		struct stat st;
+		if (strspn(suffix, "0123456789.") == strlen(suffix) &&
+		    lstat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_mtime >= since)
+			n++;
+	}
+	globfree(&g);
+	return n;
+}
+
+static void
+report(const char *output, const struct spool_summary *s, int children)
+{
+	char more[96] = "", allocs[48] = "";
+	if (s->allocs)
+		snprintf(allocs, sizeof(allocs), " and %llu allocation samples",
+			 (unsigned long long)s->allocs);
+	if (children)
+		snprintf(more, sizeof(more), "; %d more spool%s (%s.PID) from child "
+			 "processes and exec'd programs", children,
+			 children == 1 ? "" : "s", output);
 	if (!s->complete) {
-		fprintf(stderr, "profrun: %s: %llu samples; the spool has no footer "
-			"(the program ended before the profiler could finish it)\n",
-			output, (unsigned long long)s->samples);
+		fprintf(stderr, "profrun: %s: %llu samples%s; the spool has no footer "
+			"(the program ended before the profiler could finish it)%s\n",
+			output, (unsigned long long)s->samples, allocs, more);
 		return;
 	}
 	uint64_t dropped = 0;
 	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
 		dropped += s->footer.drops[i];
-	fprintf(stderr, "profrun: %s: %llu samples, %u threads, %llu dropped\n",
-		output, (unsigned long long)s->samples, s->footer.threads,
-		(unsigned long long)dropped);
+	fprintf(stderr, "profrun: %s: %llu samples%s, %u threads, %llu dropped%s\n",
+		output, (unsigned long long)s->samples, allocs, s->footer.threads,
+		(unsigned long long)dropped, more);
 }
 
 /* Moves the finished spool into place, keeping an older one as FILE.old. */
@@ -416,9 +603,11 @@ main(int argc, char **argv)
 	resolve_program(argv[first], path, sizeof(path));
 	check_dynamic(argv[first], path);
 	find_library(lib, sizeof(lib));
-	check_timer(&o);
+	if (o.time)
+		check_timer(&o);
 	create_temp(o.output, tmp, sizeof(tmp));
 
+	time_t started = time(NULL);
 	int status = run(argv + first, path, &o, lib, tmp);
 	if (status < 0) {
 		unlink(tmp);
@@ -430,7 +619,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "profrun: %s: no spool was written (see the "
 			"profiler's message above)\n", o.output);
 	} else if (install_spool(tmp, o.output) == 0 && !o.quiet) {
-		report(o.output, &s);
+		report(o.output, &s, count_child_spools(o.output, started));
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -98,3 +98,9 @@ ring_used(const struct ring *r)
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 	return (size_t)(head - tail);
 }
+
+void
+ring_reset(struct ring *r)
+{
+	atomic_store(&r->tail, atomic_load(&r->head));
+}

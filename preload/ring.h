@@ -41,6 +41,11 @@ ring_push(struct ring *r, const void *rec, size_t len);
 size_t
 ring_drain(struct ring *r, uint8_t *dst, size_t cap);
 
+/* Discards everything in the ring (consumer side, or a forked child that
+ * owns the ring alone). */
+void
+ring_reset(struct ring *r);
+
 /* Bytes waiting to be drained. */
 size_t
 ring_used(const struct ring *r);

@@ -8,6 +8,7 @@
  */
 #include "sampler.h"
 
+#include "control.h"
 #include "state.h"
 #include "threads.h"
 #include "timer.h"
@@ -17,7 +18,10 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <signal.h>
+#include <ucontext.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +45,8 @@ take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
 	if (spool_put_sample(&b, &s, pcs) < 0 ||
 	    ring_push(t->ring, buf, b.len) < 0)
 		prof_drop(SPOOL_DROP_RING_FULL);
+	else
+		control_count_sample();
 }
 
 /* async-signal-safe */
@@ -77,6 +83,8 @@ handler(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	struct thread_slot *t = threads_self();
+	if (!t)
+		t = threads_adopt_self((uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RSP]);
 	if (!t) {
 		if (atomic_load_explicit(&prof_state.enabled, memory_order_relaxed))
 			prof_drop(SPOOL_DROP_NO_RING);
@@ -84,13 +92,21 @@ handler(int sig, siginfo_t *si, void *ucv)
 		atomic_fetch_add_explicit(&t->handler_seq, 1, memory_order_seq_cst);
 		int enabled = atomic_load_explicit(&prof_state.enabled,
 						   memory_order_relaxed);
-		/* The perf counter is paused while the handler runs: its time
-		 * is the profiler's, not the target's, and a handler slower
-		 * than the period must not be sampled again on return. */
-		int fd = atomic_load_explicit(&t->perf_fd, memory_order_relaxed);
+		/* At rates above 1 kHz the perf counter is paused while the
+		 * handler runs, so that a handler slower than the period (a
+		 * cold cache, a stack read through the kernel) is not sampled
+		 * again on return and cannot starve the thread. At 1 kHz and
+		 * below a handler cannot come near the period (the unwinder's
+		 * slow reads are bounded), and the two system calls would be a
+		 * tenth of the cost of a sample. */
+		int fd = prof_state.period_ns < 1000000
+				 ? atomic_load_explicit(&t->perf_fd, memory_order_relaxed)
+				 : -1;
 		if (fd >= 0)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (enabled && t->busy)
+		if (enabled && !control_sampling())
+			timer_sample_weight(si); /* paused: restart the weight's clock */
+		else if (enabled && t->busy)
 			prof_drop(SPOOL_DROP_REENTRANT);
 		else if (enabled)
 			take_sample(t, si, ucv);
@@ -99,6 +115,54 @@ handler(int sig, siginfo_t *si, void *ucv)
 		atomic_fetch_add_explicit(&t->handler_seq, 1, memory_order_release);
 	}
 	errno = saved_errno;
+}
+
+void
+sampler_discard_pending(void)
+{
+	int sig = prof_state.cfg.sig;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	int theirs = 0;
+	while (sigtimedwait(&set, &si, &zero) == sig)
+		theirs |= !timer_signal_is_ours(&si);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* One of the target's own was pending too: it still is. */
+	if (theirs)
+		raise(sig);
+}
+
+int
+sampler_sigaction(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction prev = previous;
+	if (act)
+		previous = *act;
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+void
+sampler_mask_changed(int was_blocked, int is_blocked)
+{
+	struct thread_slot *t = threads_self();
+	if (!t || was_blocked == is_blocked)
+		return;
+	if (is_blocked) {
+		t->blocked_since_ns = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		return;
+	}
+	/* While blocked, at most one signal stayed pending (and was delivered
+	 * on unblocking); the others the timer sent were lost. */
+	uint64_t cpu = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->blocked_since_ns;
+	uint64_t missed = cpu / prof_state.period_ns;
+	if (missed > 1)
+		atomic_fetch_add(&prof_state.drops[SPOOL_DROP_BLOCKED], missed - 1);
 }
 
 int

@@ -6,9 +6,30 @@
 #ifndef PROFRUN_SAMPLER_H
 #define PROFRUN_SAMPLER_H
 
+#include <signal.h>
+
 /* Installs the handler for the configured signal, keeping the previous
  * disposition for signals that are not ours. Returns 0 or -errno. */
 int
 sampler_install(void);
+
+/* The target's own sigaction() for the sampling signal: its handler does
+ * not replace ours but becomes the one that gets the signals our timer did
+ * not send (kill, its own timers), and it reads back what it installed.
+ * Returns 0. */
+int
+sampler_sigaction(const struct sigaction *act, struct sigaction *old);
+
+/* The calling thread's mask changed (through sigprocmask or
+ * pthread_sigmask): while the target blocks the sampling signal, the
+ * samples its timer sends are lost, and are counted as dropped. */
+void
+sampler_mask_changed(int was_blocked, int is_blocked);
+
+/* Takes every sampling signal pending for the calling thread or the process
+ * out of the queue (before exec, whose new image would die of one); one of
+ * the target's own is raised again. */
+void
+sampler_discard_pending(void);
 
 #endif

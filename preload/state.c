@@ -34,6 +34,41 @@ parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
 }
 
 static int
+parse_u64(const char *name, uint64_t *out)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || *s == '-') {
+		log_msg("%s=%s: expected a whole number; profiling disabled", name, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Seconds, possibly fractional, as nanoseconds. */
+static int
+parse_seconds(const char *name, uint64_t *out_ns)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !(v >= 0) || v > 1e9) {
+		log_msg("%s=%s: expected seconds; profiling disabled", name, s);
+		return -EINVAL;
+	}
+	*out_ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+static int
 parse_timer(int *out)
 {
 	static const char *const names[] = {
@@ -66,6 +101,24 @@ prof_config_from_env(struct prof_config *cfg)
 		return -EINVAL;
 	}
 	strcpy(cfg->spool_path, path);
+	const char *output = getenv("PROF_OUTPUT");
+	if (!output || !*output)
+		output = path;
+	if (strlen(output) >= sizeof(cfg->output) - 32) {
+		log_msg("PROF_OUTPUT: path too long; profiling disabled");
+		return -EINVAL;
+	}
+	strcpy(cfg->output, output);
+	/* PROF_PID names the process profrun started; without it (the library
+	 * preloaded by hand) the first process to load it is the primary. */
+	const char *pid = getenv("PROF_PID");
+	cfg->primary = !pid || !*pid || strtol(pid, NULL, 10) == (long)getpid();
+	unsigned follow = 1;
+	if (parse_uint("PROF_FOLLOW", 0, 1, &follow))
+		return -EINVAL;
+	cfg->follow = (int)follow;
+	if (!cfg->primary && !cfg->follow)
+		return 0;
 	cfg->hz = PROF_DEFAULT_HZ;
 	cfg->max_depth = SPOOL_MAX_DEPTH;
 	cfg->sig = SIGPROF;
@@ -76,6 +129,29 @@ prof_config_from_env(struct prof_config *cfg)
 	    parse_timer(&cfg->timer_request))
 		return -EINVAL;
 	cfg->sig = (int)sig;
+	unsigned paused = 0, toggle = 0;
+	if (parse_uint("PROF_START_PAUSED", 0, 1, &paused) ||
+	    parse_uint("PROF_TOGGLE_SIGNAL", 0, (unsigned)SIGRTMAX, &toggle) ||
+	    parse_u64("PROF_MAX_SAMPLES", &cfg->max_samples) ||
+	    parse_seconds("PROF_DELAY", &cfg->delay_ns) ||
+	    parse_seconds("PROF_DURATION", &cfg->duration_ns))
+		return -EINVAL;
+	if (toggle && (int)toggle == cfg->sig) {
+		log_msg("PROF_TOGGLE_SIGNAL is the sampling signal; profiling disabled");
+		return -EINVAL;
+	}
+	cfg->start_paused = (int)paused;
+	cfg->toggle_sig = (int)toggle;
+	unsigned time = 1;
+	cfg->space_interval = PROF_DEFAULT_SPACE_INTERVAL;
+	if (parse_uint("PROF_TIME", 0, 1, &time) ||
+	    parse_u64("PROF_SPACE_INTERVAL", &cfg->space_interval))
+		return -EINVAL;
+	if (cfg->space_interval > PROF_MAX_SPACE_INTERVAL) {
+		log_msg("PROF_SPACE_INTERVAL: more than 2^40 bytes; profiling disabled");
+		return -EINVAL;
+	}
+	cfg->time = (int)time;
 	return 1;
 }
 
@@ -90,9 +166,16 @@ prof_disable(const char *why)
 
 /* async-signal-safe */
 uint64_t
-prof_now_ns(void)
+prof_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* async-signal-safe */
+uint64_t
+prof_now_ns(void)
+{
+	return prof_clock_ns(CLOCK_MONOTONIC);
 }

@@ -11,18 +11,33 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "spool.h"
 
 #define PROF_DEFAULT_HZ 1000
 #define PROF_MAX_HZ 100000
+/* Mean bytes between allocation samples, as jemalloc and tcmalloc use. */
+#define PROF_DEFAULT_SPACE_INTERVAL (512u * 1024)
+#define PROF_MAX_SPACE_INTERVAL (UINT64_C(1) << 40)
 
 struct prof_config {
-	char spool_path[PATH_MAX];
+	char spool_path[PATH_MAX]; /* PROF_SPOOL: spool of the first process */
+	char output[PATH_MAX];     /* PROF_OUTPUT: others write OUTPUT.PID[.N] */
+	int primary;               /* this is the process profrun started */
+	int follow;                /* profile children and exec'd images */
 	unsigned hz;
 	int timer_request; /* enum spool_timer, SPOOL_TIMER_NONE for auto */
 	unsigned max_depth;
 	int sig;
+	int start_paused;      /* PROF_START_PAUSED: wait for profrun_start() */
+	int toggle_sig;        /* PROF_TOGGLE_SIGNAL: pauses and resumes, or 0 */
+	uint64_t max_samples;  /* PROF_MAX_SAMPLES: stop after so many, or 0 */
+	uint64_t delay_ns;     /* PROF_DELAY: start sampling this late */
+	uint64_t duration_ns;  /* PROF_DURATION: and sample this long, or 0 */
+	int time;              /* PROF_TIME: sample CPU time (default 1) */
+	uint64_t space_interval; /* PROF_SPACE_INTERVAL: mean bytes between
+				  * allocation samples, 0 for none */
 };
 
 struct prof_state {
@@ -40,9 +55,10 @@ struct prof_state {
 
 extern struct prof_state prof_state;
 
-/* Fills cfg from the PROF_* environment. Returns 1 when profiling was asked
- * for, 0 when PROF_SPOOL is unset (the library then stays inert), -EINVAL
- * after printing one line naming the bad variable. */
+/* Fills cfg from the PROF_* environment. Returns 1 when this process is to
+ * be profiled, 0 when not (PROF_SPOOL unset, or a child process under
+ * PROF_FOLLOW=0: the library then stays inert), -EINVAL after printing one
+ * line naming the bad variable. */
 int
 prof_config_from_env(struct prof_config *cfg);
 
@@ -51,6 +67,10 @@ prof_config_from_env(struct prof_config *cfg);
  * async-signal-safe */
 void
 prof_disable(const char *why);
+
+/* The time of clock in nanoseconds. async-signal-safe */
+uint64_t
+prof_clock_ns(clockid_t clock);
 
 /* CLOCK_MONOTONIC in nanoseconds. async-signal-safe */
 uint64_t

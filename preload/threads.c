@@ -9,16 +9,22 @@
  */
 #include "threads.h"
 
+#include "alloc.h"
 #include "log.h"
 #include "state.h"
 #include "timer.h"
+#include "writer.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static struct thread_slot slots[THREADS_MAX];
@@ -66,21 +72,30 @@ claim_slot(void)
 	return NULL;
 }
 
+/* Encodes a THREAD record into buf (128 bytes); returns its length or 0. */
+static size_t
+encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name)
+{
+	struct spool_buf b;
+	spool_buf_init(&b, buf, 128);
+	struct spool_thread rec = {
+		.time_ns = prof_now_ns(), .tid = (uint32_t)tid, .event = event,
+		.name = { name, (uint32_t)strnlen(name, 16) },
+	};
+	return spool_put_thread(&b, &rec) == 0 ? b.len : 0;
+}
+
+/* Records the calling thread's start or exit in its own ring. */
 static void
 record_thread(struct thread_slot *t, uint32_t event)
 {
 	char name[17] = "";
 	uint8_t buf[128];
-	struct spool_buf b;
 	if (event != SPOOL_THREAD_EXIT)
 		prctl(PR_GET_NAME, name);
-	spool_buf_init(&b, buf, sizeof(buf));
-	struct spool_thread rec = {
-		.time_ns = prof_now_ns(), .tid = (uint32_t)t->tid,
-		.event = event, .name = { name, (uint32_t)strlen(name) },
-	};
-	if (spool_put_thread(&b, &rec) == 0)
-		threads_push(t, buf, b.len);
+	size_t len = encode_thread(buf, t->tid, event, name);
+	if (len)
+		threads_push(t, buf, len);
 }
 
 static void
@@ -105,6 +120,8 @@ static int
 attach(struct thread_slot *t)
 {
 	t->tid = gettid();
+	t->adopted = 0;
+	t->pthread = pthread_self();
 	t->busy = 0;
 	atomic_store(&t->perf_fd, -1);
 	atomic_store(&t->has_timer, 0);
@@ -115,6 +132,7 @@ attach(struct thread_slot *t)
 		return -ENOMEM;
 	}
 	find_stack(t);
+	alloc_thread_attach(t);
 	record_thread(t, SPOOL_THREAD_START);
 	atomic_fetch_add(&prof_state.threads_seen, 1);
 	self = t;
@@ -139,6 +157,7 @@ threads_detach_self(void)
 	sigaddset(&set, prof_state.cfg.sig);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	timer_thread_stop(t);
+	alloc_thread_detach(t);
 	record_thread(t, SPOOL_THREAD_EXIT);
 	self = NULL;
 	atomic_store(&t->state, THREAD_EXITED);
@@ -192,8 +211,8 @@ threads_stop_all_timers(void)
 			timer_thread_stop(&slots[i]);
 }
 
-void
-threads_after_fork_child(void)
+struct thread_slot *
+threads_postfork_child(void)
 {
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
@@ -203,6 +222,38 @@ threads_after_fork_child(void)
 			close(fd);
 		/* POSIX timers are not inherited by fork; nothing to delete. */
 		atomic_store(&t->has_timer, 0);
+		atomic_store(&t->handler_seq, 0);
+		if (t == self || atomic_load(&t->state) == THREAD_FREE)
+			continue;
+		ring_destroy(t->ring);
+		t->ring = NULL;
+		atomic_store(&t->state, THREAD_FREE);
+	}
+	atomic_store(&prof_state.threads_seen, 0);
+	if (self) {
+		ring_reset(self->ring);
+		self->tid = gettid();
+		self->busy = 0;
+		record_thread(self, SPOOL_THREAD_START);
+		atomic_store(&prof_state.threads_seen, 1);
+	}
+	return self;
+}
+
+void
+threads_record_name(pthread_t thread, const char *name)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		if (atomic_load(&t->state) != THREAD_LIVE ||
+		    !pthread_equal(t->pthread, thread))
+			continue;
+		uint8_t buf[128];
+		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_NAME, name);
+		if (len)
+			writer_control(buf, len);
+		return;
 	}
 }
 
@@ -212,7 +263,9 @@ trampoline(void *arg)
 	struct thread_slot *t = arg;
 	void *(*fn)(void *) = t->start_fn;
 	void *fn_arg = t->start_arg;
+	alloc_guard_enter(); /* attach's allocations are not the target's */
 	attach(t);
+	alloc_guard_leave();
 	return fn(fn_arg);
 }
 
@@ -234,6 +287,135 @@ threads_real_create(pthread_t *thread, void *(*fn)(void *))
 	return real ? real(thread, NULL, fn, NULL) : ENOSYS;
 }
 
+/* Threads already running when the library starts (created by another
+ * library's constructor, or by clone) get a slot and a timer aimed at
+ * them; each binds to its slot in the handler, at its first sample. */
+static void
+adopt_existing(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) != NULL) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		if (tid <= 0 || tid == gettid())
+			continue;
+		struct thread_slot *t = claim_slot();
+		if (!t || !(t->ring = ring_create(THREADS_RING_SIZE))) {
+			if (t)
+				atomic_store(&t->state, THREAD_FREE);
+			break;
+		}
+		t->tid = tid;
+		t->adopted = 1;
+		atomic_store(&t->bound, 0);
+		t->stack_lo = t->stack_hi = 0;
+		atomic_store(&t->perf_fd, -1);
+		atomic_store(&t->has_timer, 0);
+		char path[64], name[17] = "";
+		log_snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = read(fd, name, 16);
+			close(fd);
+			name[n > 0 ? n : 0] = '\0';
+			name[strcspn(name, "\n")] = '\0';
+		}
+		uint8_t buf[128];
+		size_t len = encode_thread(buf, tid, SPOOL_THREAD_START, name);
+		if (len)
+			ring_push(t->ring, buf, len); /* no handler runs there yet */
+		atomic_fetch_add(&prof_state.threads_seen, 1);
+		atomic_store(&t->state, THREAD_LIVE);
+		timer_thread_start(t);
+	}
+	closedir(dir);
+}
+
+/* The mapping of /proc/self/maps that holds addr. async-signal-safe */
+static int
+mapping_of(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[4096];
+	size_t have = 0;
+	int found = -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n')) != NULL) {
+			char *dash;
+			uint64_t a = strtoull(line, &dash, 16);
+			uint64_t b = *dash == '-' ? strtoull(dash + 1, NULL, 16) : 0;
+			if (addr >= a && addr < b) {
+				*lo = a;
+				*hi = b;
+				found = 0;
+				goto out;
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer: skip it */
+	}
+out:
+	close(fd);
+	return found;
+}
+
+/* async-signal-safe */
+struct thread_slot *
+threads_adopt_self(uint64_t sp)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		if (!t->adopted || t->tid != tid ||
+		    atomic_load(&t->state) != THREAD_LIVE ||
+		    atomic_exchange(&t->bound, 1))
+			continue;
+		uint64_t lo, hi;
+		if (mapping_of(sp, &lo, &hi) == 0) {
+			t->stack_lo = lo;
+			t->stack_hi = hi;
+		}
+		self = t;
+		return t;
+	}
+	return NULL;
+}
+
+void
+threads_reap_adopted(void)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		char path[64];
+		if (!t->adopted || atomic_load(&t->state) != THREAD_LIVE)
+			continue;
+		log_snprintf(path, sizeof(path), "/proc/self/task/%d", (int)t->tid);
+		if (access(path, F_OK) == 0)
+			continue;
+		timer_thread_stop(t);
+		uint8_t buf[128];
+		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_EXIT, "");
+		if (len)
+			writer_control(buf, len);
+		atomic_store(&t->state, THREAD_EXITED);
+	}
+}
+
 int
 threads_init(void)
 {
@@ -244,7 +426,10 @@ threads_init(void)
 	struct thread_slot *t = claim_slot();
 	if (!t)
 		return -ENOSPC;
-	return attach(t);
+	int rc = attach(t);
+	if (rc == 0)
+		adopt_existing();
+	return rc;
 }
 
 __attribute__((visibility("default"))) int

@@ -22,6 +22,8 @@
 
 #define THREADS_MAX 4096
 #define THREADS_RING_SIZE (256 * 1024)
+/* Room for the call counters of alloc.c (enum spool_alloc_fn). */
+#define THREADS_CALL_COUNTERS 24
 
 enum thread_state {
 	THREAD_FREE = 0,
@@ -35,13 +37,24 @@ struct thread_slot {
 	_Atomic uint32_t handler_seq; /* odd while a sampling handler runs */
 	volatile sig_atomic_t busy;   /* the thread itself is pushing a record */
 	pid_t tid;
+	int adopted;                  /* running before the library started */
+	_Atomic int bound;            /* an adopted slot its thread has found */
+	pthread_t pthread;
 	struct ring *ring;
 	uint64_t stack_lo, stack_hi;  /* 0, 0 when unknown */
+	uint64_t blocked_since_ns;    /* thread CPU time when it blocked the
+				       * sampling signal */
 	_Atomic int perf_fd;          /* -1 when none */
 	_Atomic int has_timer;
 	timer_t timer;
 	void *(*start_fn)(void *);
 	void *start_arg;
+	/* alloc.c: the thread's call counters (in its TLS; NULL once it has
+	 * left), what of them the spool already has, and a flag held while
+	 * they are written out. */
+	uint64_t *_Atomic alloc_calls;
+	uint64_t alloc_emitted[THREADS_CALL_COUNTERS];
+	_Atomic int alloc_emitting;
 };
 
 /* The calling thread's slot, or NULL. async-signal-safe */
@@ -52,6 +65,18 @@ threads_self(void);
  * Returns 0 or -errno. */
 int
 threads_init(void);
+
+/* For a thread that has no slot of its own yet (one that was running
+ * before the library started): finds the slot adopted for it, makes it
+ * the thread's own and learns its stack from the mapping that holds sp.
+ * Returns the slot or NULL. async-signal-safe */
+struct thread_slot *
+threads_adopt_self(uint64_t sp);
+
+/* Writer: notices adopted threads that have exited (they have no pthread
+ * key destructor to tell us). */
+void
+threads_reap_adopted(void);
 
 /* The calling thread's last act: stops its timer, records its exit and
  * hands its ring to the writer. */
@@ -87,9 +112,15 @@ threads_stop_all_timers(void);
 int
 threads_real_create(pthread_t *thread, void *(*fn)(void *));
 
-/* In a forked child: forget every slot but the caller's without touching
- * the parent's timers (their fds are closed here). */
+/* In a forked child: forget every slot but the caller's (the only thread
+ * the child has), empty its ring and close the descriptors of the parent's
+ * timers. Returns the caller's slot, or NULL. */
+struct thread_slot *
+threads_postfork_child(void);
+
+/* Records that thread (or the calling thread, when it is pthread_self())
+ * is now called name. */
 void
-threads_after_fork_child(void);
+threads_record_name(pthread_t thread, const char *name);
 
 #endif

@@ -1,10 +1,15 @@
 /*
  * timer: perf_event, POSIX CPU-time and itimer sampling sources (timer.h).
  *
- * The perf counter is opened without exclude_kernel first, so that time
- * spent in system calls is sampled like user time; where the kernel allows
- * unprivileged users only user-space counting (perf_event_paranoid >= 2) it
- * is reopened with exclude_kernel, and system time then goes unsampled.
+ * The perf counter samples user mode only (exclude_kernel): a signal
+ * generated while the thread is in the kernel on its way into a sleep
+ * would interrupt that sleep, and nanosleep, poll, select and epoll_wait
+ * then fail with EINTR, SA_RESTART or not. With user-mode sampling the
+ * signal is always generated in user mode and delivered before the next
+ * system call. Time in system calls is therefore not sampled (the footer
+ * still has the process's system time); it also means the counter works
+ * for unprivileged users at perf_event_paranoid 2. The tick-driven sources
+ * (posix, itimer) cannot make that distinction.
  * Descriptors are moved above the low numbers a target is likely to
  * dup2() onto or close in a loop.
  */
@@ -45,14 +50,13 @@ perf_open(uint64_t period_ns, int sig, pid_t tid)
 	attr.sample_period = period_ns;
 	attr.disabled = 1;
 	attr.exclude_hv = 1;
+	attr.exclude_kernel = 1;
 	attr.wakeup_events = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+	/* Counting thread tid, which need not be the caller (a thread
+	 * adopted at start-up). */
+	pid_t who = tid == gettid() ? 0 : tid;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, who, -1, -1,
 			      PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		attr.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
-				  PERF_FLAG_FD_CLOEXEC);
-	}
 	if (fd < 0)
 		return -errno;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, TIMER_FD_MIN);
@@ -79,7 +83,12 @@ posix_new(int sig, pid_t tid, timer_t *out)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = sig;
 	sev._sigev_un._tid = tid;
-	return timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, out) < 0 ? -errno : 0;
+	/* The CPU clock of thread tid, as the kernel encodes it
+	 * (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)); the caller's own is
+	 * CLOCK_THREAD_CPUTIME_ID. */
+	clockid_t clock = tid == gettid() ? CLOCK_THREAD_CPUTIME_ID
+					  : (clockid_t)((~(unsigned)tid << 3) | 6);
+	return timer_create(clock, &sev, out) < 0 ? -errno : 0;
 }
 
 static int
@@ -121,6 +130,9 @@ timer_probe(int kind, unsigned hz, int sig)
 			timer_delete(t);
 		return rc;
 	case SPOOL_TIMER_ITIMER:
+		/* ITIMER_PROF always sends SIGPROF. */
+		if (sig != SIGPROF)
+			return -EINVAL;
 		return getitimer(ITIMER_PROF, &cur) < 0 ? -errno : 0;
 	default:
 		return -EINVAL;
@@ -135,6 +147,12 @@ timer_choose(void)
 				     SPOOL_TIMER_ITIMER };
 	int rc = -ENODEV;
 	prof_state.period_ns = period_of(cfg->hz);
+	if (!cfg->time) {
+		/* --no-time: no timer at all; the allocation wrappers may
+		 * still sample space. */
+		prof_state.timer = SPOOL_TIMER_NONE;
+		return 0;
+	}
 	if (cfg->timer_request != SPOOL_TIMER_NONE) {
 		rc = timer_probe(cfg->timer_request, cfg->hz, cfg->sig);
 		if (rc == 0)
@@ -183,14 +201,6 @@ timer_thread_stop(struct thread_slot *t)
 		timer_delete(t->timer);
 }
 
-static uint64_t
-process_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int
 timer_process_start(void)
 {
@@ -204,7 +214,7 @@ timer_process_start(void)
 	if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0)
 		it.it_interval.tv_usec = 1;
 	it.it_value = it.it_interval;
-	atomic_store(&itimer_last_cpu_ns, process_cpu_ns());
+	atomic_store(&itimer_last_cpu_ns, prof_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	return setitimer(ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
 }
 
@@ -245,7 +255,7 @@ timer_sample_weight(const siginfo_t *si)
 	case SPOOL_TIMER_ITIMER:
 		/* The process-wide timer ticks at most once per kernel tick;
 		 * the CPU time since the last sample is what this one covers. */
-		now = process_cpu_ns();
+		now = prof_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		last = atomic_exchange(&itimer_last_cpu_ns, now);
 		return now > last ? now - last : 0;
 	default:

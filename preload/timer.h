@@ -30,8 +30,8 @@ timer_probe(int kind, unsigned hz, int sig);
 int
 timer_choose(void);
 
-/* Arms / disarms the per-thread source for thread t (t must be the calling
- * thread for start; any thread for stop). Return 0 or -errno. */
+/* Arms / disarms the per-thread source for thread t (any thread of the
+ * process). Return 0 or -errno. */
 int
 timer_thread_start(struct thread_slot *t);
 void

@@ -38,6 +38,14 @@ struct unwind_arg {
 };
 
 static unw_addr_space_t addr_space;
+static __thread int active __attribute__((tls_model("initial-exec")));
+
+/* async-signal-safe */
+int
+unwind_active(void)
+{
+	return active;
+}
 
 /* async-signal-safe */
 static int
@@ -188,8 +196,10 @@ unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	uint32_t n = 0;
 	*flags = 0;
 	pcs[n++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	active++;
 	if (unw_init_remote(&cursor, addr_space, &arg) < 0) {
 		*flags |= SPOOL_SAMPLE_UNWIND_ERR;
+		active--;
 		return n;
 	}
 	for (;;) {
@@ -208,6 +218,7 @@ unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 			break;
 		pcs[n++] = ip;
 	}
+	active--;
 	return n;
 }
 

@@ -30,6 +30,17 @@ uint32_t
 unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	     uint64_t *pcs, uint32_t max, uint16_t *flags);
 
+/* Whether the calling thread is inside unwind_stack(). libunwind blocks
+ * every signal around its cache lock, two sigprocmask calls per frame;
+ * the sigprocmask wrappers (endings.c) make those calls no-ops, since
+ * nothing that runs in a signal handler on this thread while the lock is
+ * held unwinds through our address space: the sampling signal is blocked
+ * in its own handler, and a thread unwinding outside a handler (a space
+ * sample) is marked busy, so its handler takes no sample.
+ * async-signal-safe */
+int
+unwind_active(void);
+
 /* Invalidates cached unwind rules after a module went away. */
 void
 unwind_flush_cache(void);

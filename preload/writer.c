@@ -9,6 +9,7 @@
  */
 #include "writer.h"
 
+#include "control.h"
 #include "log.h"
 #include "modules.h"
 #include "ring.h"
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -30,6 +32,7 @@
 #define CONTROL_RING (256u * 1024)
 
 static int spool_fd = -1;
+static char spool_name[PATH_MAX];
 static uint8_t out[WRITER_BUF];
 static size_t out_len;
 static uint64_t samples_written;
@@ -98,10 +101,10 @@ drain_ring(struct ring *r)
 	}
 }
 
+/* Under drain_lock: moves every ring into the file. */
 static void
-drain_all(void)
+drain_all_locked(void)
 {
-	pthread_mutex_lock(&drain_lock);
 	drain_ring(control);
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
@@ -114,6 +117,13 @@ drain_all(void)
 			threads_release(t);
 	}
 	flush();
+}
+
+static void
+drain_all(void)
+{
+	pthread_mutex_lock(&drain_lock);
+	drain_all_locked();
 	pthread_mutex_unlock(&drain_lock);
 }
 
@@ -157,11 +167,15 @@ write_process(void)
 		.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
 		.start_mono_ns = prof_state.start_mono_ns,
 		.timer = (uint32_t)prof_state.timer, .clock = SPOOL_CLOCK_CPU,
-		.period_ns = prof_state.period_ns,
-		.requested_hz = prof_state.cfg.hz,
+		/* --no-time: no period, no rate. */
+		.period_ns = prof_state.cfg.time ? prof_state.period_ns : 0,
+		.requested_hz = prof_state.cfg.time ? prof_state.cfg.hz : 0,
 		.max_depth = prof_state.cfg.max_depth,
 		.exe = str_of(exe, n > 0 ? (size_t)n : 0),
 		.cmdline = str_of(cmdline, cmd_len),
+		.flags = prof_state.timer == SPOOL_TIMER_PERF ?
+				 SPOOL_PROCESS_USER_ONLY : 0,
+		.space_interval = prof_state.cfg.space_interval,
 	};
 	struct spool_buf b;
 	spool_buf_init(&b, out, sizeof(out));
@@ -193,13 +207,40 @@ open_spool(const char *path)
 	return fd;
 }
 
+/* Opens this image's spool: the one profrun prepared, for the process it
+ * started; OUTPUT.PID for any other process, or OUTPUT.PID.N (the first
+ * free N) when that exists, e.g. after an exec in the same process. O_EXCL
+ * makes sure no two processes ever write the same file. */
+static int
+open_image_spool(char *path, size_t cap)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	int fd = -EEXIST;
+	if (cfg->primary) {
+		log_snprintf(path, cap, "%s", cfg->spool_path);
+		fd = open_spool(path);
+	}
+	for (int n = 0; fd == -EEXIST && n < 1000; n++) {
+		if (n == 0)
+			log_snprintf(path, cap, "%s.%d", cfg->output, (int)getpid());
+		else
+			log_snprintf(path, cap, "%s.%d.%d", cfg->output, (int)getpid(), n);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
 int
 writer_open(void)
 {
-	control = ring_create(CONTROL_RING);
+	if (!control)
+		control = ring_create(CONTROL_RING);
 	if (!control)
 		return -ENOMEM;
-	int rc = open_spool(prof_state.cfg.spool_path);
+	int rc = open_image_spool(spool_name, sizeof(spool_name));
 	if (rc < 0)
 		return rc;
 	spool_fd = rc;
@@ -209,7 +250,35 @@ writer_open(void)
 		close(spool_fd);
 		spool_fd = high;
 	}
+	finished = 0;
+	samples_written = samples_lost = 0;
 	return write_process();
+}
+
+const char *
+writer_path(void)
+{
+	return spool_name;
+}
+
+void
+writer_flush(void)
+{
+	if (spool_fd >= 0)
+		drain_all();
+}
+
+int
+writer_try_flush(void)
+{
+	if (spool_fd < 0)
+		return -EBADF;
+	if (pthread_mutex_trylock(&drain_lock) != 0)
+		return -EBUSY;
+	if (spool_fd >= 0)
+		drain_all_locked();
+	pthread_mutex_unlock(&drain_lock);
+	return 0;
 }
 
 void
@@ -238,6 +307,8 @@ writer_main(void *arg)
 		if (stop)
 			break;
 		pthread_mutex_unlock(&wake_lock);
+		control_tick(prof_now_ns());
+		threads_reap_adopted();
 		modules_poll();
 		drain_all();
 		pthread_mutex_lock(&wake_lock);
@@ -267,7 +338,7 @@ writer_start(void)
 }
 
 static void
-write_footer(void)
+write_footer(uint32_t end_reason, uint32_t end_signal)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -283,6 +354,8 @@ write_footer(void)
 		f.drops[i] = atomic_load(&prof_state.drops[i]);
 	f.drops[SPOOL_DROP_WRITE] += samples_lost;
 	f.samples = samples_written;
+	f.end_reason = end_reason;
+	f.end_signal = end_signal;
 	struct spool_buf b;
 	spool_buf_init(&b, out, sizeof(out));
 	spool_put_footer(&b, &f);
@@ -290,36 +363,103 @@ write_footer(void)
 	flush();
 }
 
+static void
+stop_thread(void)
+{
+	if (!thread_running)
+		return;
+	pthread_mutex_lock(&wake_lock);
+	stop = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&wake_lock);
+	pthread_join(thread, NULL);
+	thread_running = 0;
+	stop = 0;
+}
+
 void
-writer_finish(void)
+writer_finish(uint32_t end_reason, uint32_t end_signal)
 {
 	if (finished || spool_fd < 0)
 		return;
 	finished = 1;
-	if (thread_running) {
-		pthread_mutex_lock(&wake_lock);
-		stop = 1;
-		pthread_cond_signal(&wake);
-		pthread_mutex_unlock(&wake_lock);
-		pthread_join(thread, NULL);
-		thread_running = 0;
-	}
+	stop_thread();
 	modules_poll();
 	drain_all();
 	pthread_mutex_lock(&drain_lock);
-	write_footer();
-	if (spool_fd >= 0)
+	write_footer(end_reason, end_signal);
+	/* After an exec that fails the process goes on, and so does its
+	 * spool: a later footer supersedes this one. */
+	if (end_reason != SPOOL_END_EXEC) {
 		close(spool_fd);
-	spool_fd = -1;
+		spool_fd = -1;
+	}
 	pthread_mutex_unlock(&drain_lock);
 }
 
 void
-writer_after_fork_child(void)
+writer_resume(void)
 {
+	finished = 0;
+	writer_start();
+}
+
+/* async-signal-safe */
+void
+writer_finish_from_signal(uint32_t end_reason, uint32_t end_signal)
+{
+	if (finished || spool_fd < 0)
+		return;
+	finished = 1;
+	/* The writer thread may be mid-drain: give it a moment, then go
+	 * ahead anyway (it is about to die with the process). */
+	int locked = 0;
+	for (int i = 0; i < 100 && !(locked = !pthread_mutex_trylock(&drain_lock)); i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	drain_ring(control);
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = threads_slot(i);
+		int st = atomic_load(&t->state);
+		if (st == THREAD_LIVE || st == THREAD_EXITED)
+			drain_ring(t->ring);
+	}
+	flush();
+	write_footer(end_reason, end_signal);
+	if (locked)
+		pthread_mutex_unlock(&drain_lock);
+}
+
+void
+writer_prefork(void)
+{
+	pthread_mutex_lock(&control_lock);
+	pthread_mutex_lock(&drain_lock);
+}
+
+void
+writer_postfork_parent(void)
+{
+	pthread_mutex_unlock(&drain_lock);
+	pthread_mutex_unlock(&control_lock);
+}
+
+void
+writer_postfork_child(void)
+{
+	pthread_mutex_init(&drain_lock, NULL);
+	pthread_mutex_init(&control_lock, NULL);
+	pthread_mutex_init(&wake_lock, NULL);
+	/* The parent's spool and writer thread are the parent's. */
 	if (spool_fd >= 0)
 		close(spool_fd);
 	spool_fd = -1;
 	thread_running = 0;
+	stop = 0;
 	finished = 1;
+	out_len = 0;
+	if (control)
+		ring_reset(control);
 }

@@ -7,6 +7,7 @@
 #define PROFRUN_WRITER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Creates the spool at prof_state.cfg.spool_path (O_EXCL, no symlinks
  * followed, mode 0600) and writes the file header and PROCESS record.
@@ -24,13 +25,43 @@ writer_start(void);
 void
 writer_control(const void *rec, size_t len);
 
-/* Stops the writer thread, drains everything, writes the FOOTER and closes
- * the spool. Safe to call more than once. */
+/* Drains every ring into the spool now (profrun_flush). */
 void
-writer_finish(void);
+writer_flush(void);
 
-/* In a forked child: drop the parent's spool without writing to it. */
+/* The same for a thread whose ring is full (space samples come faster
+ * than the writer's cycle at small intervals), unless another thread is
+ * draining already: never waits for the lock. Returns 0, -EBUSY or
+ * -EBADF (no spool). */
+int
+writer_try_flush(void);
+
+/* Path of this image's spool (valid after writer_open). */
+const char *
+writer_path(void);
+
+/* Stops the writer thread, drains everything, writes the FOOTER with how
+ * the image ended (enum spool_end) and closes the spool, except for
+ * SPOOL_END_EXEC: if the exec fails, writer_resume() carries on in the same
+ * file. Safe to call more than once. */
 void
-writer_after_fork_child(void);
+writer_finish(uint32_t end_reason, uint32_t end_signal);
+void
+writer_resume(void);
+
+/* The same from a fatal-signal handler: no join, no blocking lock (waits at
+ * most 100 ms for the writer thread to let go of the file).
+ * async-signal-safe */
+void
+writer_finish_from_signal(uint32_t end_reason, uint32_t end_signal);
+
+/* Fork hooks: the locks are held across fork so the child gets them in a
+ * known state; the child forgets the parent's spool and writer thread. */
+void
+writer_prefork(void);
+void
+writer_postfork_parent(void);
+void
+writer_postfork_child(void);
 
 #endif

@@ -1,0 +1,105 @@
+/*
+ * control: sampling on and off (see control.h), and the public API of
+ * profrun.h.
+ */
+#include "control.h"
+
+#include "profrun.h"
+#include "state.h"
+#include "writer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+
+static _Atomic int pause_depth;   /* profrun_stop() minus profrun_start() */
+static _Atomic int toggled_off;   /* by the toggle signal */
+static _Atomic int timed_off;     /* before the delay, after the duration */
+static _Atomic int limit_reached; /* max samples taken */
+static _Atomic uint64_t taken;
+
+/* async-signal-safe */
+int
+control_sampling(void)
+{
+	return atomic_load_explicit(&pause_depth, memory_order_relaxed) <= 0 &&
+	       !atomic_load_explicit(&toggled_off, memory_order_relaxed) &&
+	       !atomic_load_explicit(&timed_off, memory_order_relaxed) &&
+	       !atomic_load_explicit(&limit_reached, memory_order_relaxed);
+}
+
+/* async-signal-safe */
+void
+control_count_sample(void)
+{
+	uint64_t max = prof_state.cfg.max_samples;
+	if (max && atomic_fetch_add(&taken, 1) + 1 >= max)
+		atomic_store(&limit_reached, 1);
+}
+
+/* async-signal-safe */
+static void
+toggle_handler(int sig)
+{
+	(void)sig;
+	atomic_fetch_xor(&toggled_off, 1);
+}
+
+int
+control_init(void)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	/* --start-paused waits for the first profrun_start(), or for the
+	 * first toggle signal when there is one. */
+	atomic_store(&pause_depth, cfg->start_paused && !cfg->toggle_sig);
+	atomic_store(&toggled_off, cfg->start_paused && cfg->toggle_sig);
+	atomic_store(&timed_off, cfg->delay_ns > 0);
+	if (cfg->toggle_sig) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = toggle_handler;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(cfg->toggle_sig, &sa, NULL) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+void
+control_tick(uint64_t now_ns)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	uint64_t since = now_ns - prof_state.start_mono_ns;
+	int off = since < cfg->delay_ns ||
+		  (cfg->duration_ns && since >= cfg->delay_ns + cfg->duration_ns);
+	atomic_store(&timed_off, off);
+}
+
+__attribute__((visibility("default"))) int
+profrun_stop(void)
+{
+	if (!prof_state.initialised)
+		return -ENOSYS;
+	atomic_fetch_add(&pause_depth, 1);
+	return 0;
+}
+
+__attribute__((visibility("default"))) int
+profrun_start(void)
+{
+	if (!prof_state.initialised)
+		return -ENOSYS;
+	atomic_fetch_sub(&pause_depth, 1);
+	return 0;
+}
+
+__attribute__((visibility("default"))) int
+profrun_flush(void)
+{
+	if (!prof_state.initialised)
+		return -ENOSYS;
+	writer_flush();
+	return 0;
+}

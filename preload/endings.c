@@ -1,0 +1,203 @@
+/*
+ * endings: fatal-signal handlers and the sigaction/signal wrappers that
+ * keep them invisible (see endings.h). The handler is async-signal-safe.
+ *
+ * A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE raised by the faulting
+ * instruction) is re-raised by returning: SA_RESETHAND has restored the
+ * default disposition, so the instruction faults again and the kernel acts
+ * as it would have without us (core dump included). Any other signal is
+ * re-sent to the thread with tgkill once the default disposition is back.
+ */
+#include "endings.h"
+
+#include "alloc.h"
+#include "sampler.h"
+#include "state.h"
+#include "unwind.h"
+#include "writer.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const int fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+	SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU,
+	SIGXFSZ, SIGSYS,
+};
+
+/* Signals whose current disposition is our handler (bit per signal). */
+static _Atomic unsigned long long ours;
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+
+static int
+is_ours(int sig)
+{
+	return sig > 0 && sig < 64 && (atomic_load(&ours) >> sig) & 1;
+}
+
+/* async-signal-safe */
+static int
+is_fault(int sig, const siginfo_t *si)
+{
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+		sig == SIGFPE) && si->si_code > 0;
+}
+
+/* async-signal-safe */
+static void
+fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int saved_errno = errno;
+	atomic_fetch_and(&ours, ~(1ull << sig));
+	if (prof_state.initialised && getpid() == prof_state.pid) {
+		atomic_store(&prof_state.enabled, 0);
+		writer_finish_from_signal(SPOOL_END_SIGNAL, (uint32_t)sig);
+	}
+	errno = saved_errno;
+	if (is_fault(sig, si))
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+void
+endings_install(void)
+{
+	/* Resolve now: the fatal handler must not call dlsym. */
+	sigset_t cur;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	sigprocmask(SIG_BLOCK, NULL, &cur);
+	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction)
+		return;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		int sig = fatal_signals[i];
+		struct sigaction old, sa;
+		if (sig == prof_state.cfg.sig ||
+		    real_sigaction(sig, NULL, &old) < 0 ||
+		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = fatal_handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		if (real_sigaction(sig, &sa, NULL) == 0)
+			atomic_fetch_or(&ours, 1ull << sig);
+	}
+}
+
+/* For a fatal signal, the target sees SIG_DFL where our handler stands in
+ * for it, and what it installs replaces ours. For the sampling signal, what
+ * it installs gets the signals our timer did not send (sampler.h). */
+__attribute__((visibility("default"))) int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sigaction_fn real = real_sigaction;
+	if (!real)
+		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (sig == prof_state.cfg.sig && prof_state.initialised &&
+	    getpid() == prof_state.pid)
+		return sampler_sigaction(act, old);
+	if (!is_ours(sig))
+		return real(sig, act, old);
+	struct sigaction prev;
+	int rc = real(sig, act, &prev);
+	if (rc == 0 && act)
+		atomic_fetch_and(&ours, ~(1ull << sig));
+	if (rc == 0 && old) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+	}
+	return rc;
+}
+
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+
+/* Calls real (sigprocmask or pthread_sigmask) and tells the sampler
+ * whether the sampling signal went from unblocked to blocked or back. */
+static int
+change_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
+{
+	int sig = prof_state.cfg.sig;
+	sigset_t before;
+	/* libunwind's masking around its cache lock is made a no-op
+	 * (unwind.h says why it needs none); the profiler's own other calls
+	 * (alloc_in_guard) go straight through, without the watch. */
+	if (unwind_active()) {
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
+	int watch = set && !alloc_in_guard() && prof_state.initialised &&
+		    getpid() == prof_state.pid;
+	if (!watch)
+		return real(how, set, old);
+	/* The mask before comes back from the call itself; the one after
+	 * follows from how: one system call, as without the profiler. */
+	int rc = real(how, set, &before);
+	if (rc != 0)
+		return rc;
+	if (old)
+		*old = before;
+	int was = sigismember(&before, sig) == 1;
+	int in_set = sigismember(set, sig) == 1;
+	int now = how == SIG_BLOCK ? was || in_set
+		  : how == SIG_UNBLOCK ? was && !in_set
+				       : in_set;
+	sampler_mask_changed(was, now);
+	return 0;
+}
+
+__attribute__((visibility("default"))) int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static _Atomic(sigmask_fn) real;
+	sigmask_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+		atomic_store(&real, fn);
+	}
+	return change_mask(fn, how, set, old);
+}
+
+__attribute__((visibility("default"))) int
+pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static _Atomic(sigmask_fn) real;
+	sigmask_fn fn = atomic_load(&real);
+	if (!fn) {
+		fn = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+		atomic_store(&real, fn);
+	}
+	return change_mask(fn, how, set, old);
+}
+
+__attribute__((visibility("default"))) sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART; /* BSD semantics, as glibc's signal() */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
