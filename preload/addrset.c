@@ -1,0 +1,81 @@
+/*
+ * addrset: the lock-free set of sampled addresses (see addrset.h).
+ *
+ * A slot is taken before the bucket's fill count goes up and freed before
+ * it goes down, so fill never says "empty" while a slot holds an address
+ * that its owner could free. The ordering between the insert in one thread
+ * and the free in another is the target's own: it must have handed the
+ * pointer over with some synchronisation, which orders our stores too.
+ */
+#include "addrset.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* async-signal-safe */
+int
+addrset_insert(struct addrset *s, uint64_t addr)
+{
+	uint32_t b = addrset_bucket(addr);
+	for (int w = 0; w < ADDRSET_WAYS; w++) {
+		uint64_t expect = 0;
+		if (atomic_load_explicit(&s->slot[b][w], memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&s->slot[b][w], &expect,
+						    addr))
+			continue;
+		atomic_fetch_add(&s->fill[b], 1);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+/* async-signal-safe */
+int
+addrset_remove(struct addrset *s, uint64_t addr)
+{
+	uint32_t b = addrset_bucket(addr);
+	if (!atomic_load_explicit(&s->fill[b], memory_order_relaxed))
+		return 0;
+	for (int w = 0; w < ADDRSET_WAYS; w++) {
+		if (atomic_load_explicit(&s->slot[b][w], memory_order_relaxed) !=
+		    addr)
+			continue;
+		atomic_store(&s->slot[b][w], 0);
+		atomic_fetch_sub(&s->fill[b], 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* async-signal-safe */
+void
+addrset_pin(struct addrset *s, uint64_t addr)
+{
+	atomic_fetch_add(&s->fill[addrset_bucket(addr)], 1);
+}
+
+uint32_t
+addrset_count(const struct addrset *s)
+{
+	uint32_t n = 0;
+	for (uint32_t b = 0; b < ADDRSET_BUCKETS; b++)
+		n += atomic_load(&s->fill[b]);
+	return n;
+}
+
+void
+addrset_clear(struct addrset *s)
+{
+	/* Give the pages back rather than write zeros over them, so that a
+	 * child that never samples does not pay for the parent's set. The
+	 * set is page-aligned static storage (anonymous memory); memset is
+	 * the fallback when it is not. */
+	uintptr_t lo = ((uintptr_t)s + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)s + sizeof(*s)) & ~(uintptr_t)4095;
+	if (lo != (uintptr_t)s || hi <= lo ||
+	    madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+		lo = hi = (uintptr_t)s;
+	memset(s, 0, lo - (uintptr_t)s);
+	memset((void *)hi, 0, (uintptr_t)s + sizeof(*s) - hi);
+}

@@ -1,0 +1,1279 @@
+/*
+ * alloc: the malloc-family wrappers and the per-thread sampling state (see
+ * alloc.h).
+ *
+ * Each wrapper counts its call in the thread's TLS counters, then either
+ * takes the fast path (the countdown still covers the request: subtract
+ * and call the real function) or one of the slow paths, kept out of line
+ * so the fast path stays a handful of instructions. A thread's countdown
+ * starts at 0, so its first allocation always takes the slow path, which
+ * draws the first real countdown; a thread that does not sample (before
+ * start-up) gets a short idle countdown and asks again, and one that never
+ * will (space sampling off, or the profiler's own work in progress) a
+ * countdown no request reaches.
+ *
+ * The fast paths take no lock and make no call but the real function's.
+ * The slow paths take three locks, none of them one our signal handler
+ * could be waiting for on the same thread: libunwind's cache lock (the
+ * thread is marked busy meanwhile, so the sampling handler takes no sample
+ * on it), the drain lock when a full ring must be emptied (only tried,
+ * never waited for), and the writer's control-ring mutex for a FREE from a
+ * thread without a ring of its own. A target signal handler that
+ * allocates while the slow path runs finds the guard set and passes
+ * straight through.
+ *
+ * A sampled allocation's stack is walked by the same unwinder as the time
+ * samples, from registers captured in the wrapper's slow path (getcontext
+ * without its system call). The frames of this library are dropped except
+ * the outermost, the public wrapper the target called, which becomes the
+ * leaf (pcs[0]): the analyzer then names "malloc" or "calloc" as the
+ * function that allocated, and hides it by default with the rest of
+ * libprofrun.so, charging its caller.
+ *
+ * The weights and the estimator are explained in countdown.h.
+ */
+#include "alloc.h"
+
+#include "addrset.h"
+#include "control.h"
+#include "countdown.h"
+#include "modules.h"
+#include "ring.h"
+#include "state.h"
+#include "threads.h"
+#include "unwind.h"
+#include "writer.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define PUBLIC __attribute__((visibility("default")))
+
+/* Bytes a thread that cannot sample yet allocates before asking again. */
+#define IDLE_COUNTDOWN (64u * 1024)
+/* A countdown no request reaches (only SIZE_MAX, which fails anyway). */
+#define NEVER (UINT64_C(1) << 63)
+/* Frames of our own on top of a sampled stack, at most. */
+#define OWN_FRAMES_MAX 8
+/* Attempts at a full ring before a record is dropped (push_own). */
+#define PUSH_TRIES 10000
+/* Bootstrap buffer: what dlsym and early callers allocate before the real
+ * functions are known. */
+#define BOOT_SIZE (256u * 1024)
+
+_Static_assert(SPOOL_ALLOC_FN_MAX_ <= THREADS_CALL_COUNTERS,
+	       "thread_slot has room for every counter");
+
+/* A thread's state; the fields of the fast path share the first cache
+ * line. */
+struct alloc_tls {
+	struct countdown cd; /* cd.left: bytes left to the next sample */
+	uint64_t calls[SPOOL_ALLOC_FN_MAX_]; /* by enum spool_alloc_fn */
+	uint32_t guard;     /* depth of the profiler's own work */
+	uint8_t resolving;  /* inside dlsym, finding the real functions */
+	/* What the guard restores when it is left: the profiler's own
+	 * calls meanwhile are not the target's. */
+	uint64_t saved_countdown;
+	uint64_t saved_calls[SPOOL_ALLOC_FN_MAX_];
+};
+
+static __thread struct alloc_tls self __attribute__((tls_model("initial-exec")));
+
+/* Mean sampling interval; 0 while off. settled: it will not change. */
+static _Atomic uint64_t space_interval;
+static _Atomic int space_settled;
+/* Our own code, whose frames a sampled stack starts with. */
+static uint64_t own_lo, own_hi;
+
+static struct addrset sampled __attribute__((aligned(4096)));
+
+/* Bootstrap blocks are pinned in the set of sampled addresses, so that
+ * the release fast path needs no test of its own for them (and finds them
+ * again on its slow path); their addresses are kept to pin them again in
+ * a forked child. */
+#define BOOT_BLOCKS 256
+static struct {
+	_Alignas(4096) uint8_t mem[BOOT_SIZE];
+	_Atomic size_t used;
+	_Atomic uint32_t nblocks;
+	uint64_t blocks[BOOT_BLOCKS];
+} boot;
+
+/* ---- the real functions ---- */
+
+typedef void *(*malloc_fn)(size_t);
+typedef void (*free_fn)(void *);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*memalign_fn)(size_t, size_t);
+typedef void (*free_sized_fn)(void *, size_t);
+typedef void (*free_aligned_sized_fn)(void *, size_t, size_t);
+typedef void *(*mallocx_fn)(size_t, int);
+typedef void *(*rallocx_fn)(void *, size_t, int);
+typedef size_t (*xallocx_fn)(void *, size_t, size_t, int);
+typedef void (*sdallocx_fn)(void *, size_t, int);
+typedef void (*dallocx_fn)(void *, int);
+typedef size_t (*usable_size_fn)(void *);
+
+static void *boot_malloc(size_t n);
+static void boot_free(void *p);
+static void *boot_calloc(size_t k, size_t n);
+static void *boot_realloc(void *p, size_t n);
+static int boot_posix_memalign(void **out, size_t align, size_t n);
+static void *boot_memalign(size_t align, size_t n);
+static void *boot_valloc(size_t n);
+static size_t boot_usable_size(void *p);
+static void boot_free_sized(void *p, size_t n);
+static void boot_free_aligned_sized(void *p, size_t align, size_t n);
+static void *boot_mallocx(size_t n, int flags);
+static void *boot_rallocx(void *p, size_t n, int flags);
+static size_t boot_xallocx(void *p, size_t n, size_t extra, int flags);
+static void boot_sdallocx(void *p, size_t n, int flags);
+static void boot_dallocx(void *p, int flags);
+
+/* Until resolve() has run, each points to a bootstrap version that
+ * resolves first. Read and written with relaxed atomics (REAL). */
+static struct {
+	malloc_fn malloc;
+	free_fn free;
+	calloc_fn calloc;
+	realloc_fn realloc;
+	posix_memalign_fn posix_memalign;
+	memalign_fn aligned_alloc;
+	memalign_fn memalign;
+	malloc_fn valloc;
+	malloc_fn pvalloc;
+	free_sized_fn free_sized;
+	free_aligned_sized_fn free_aligned_sized;
+	mallocx_fn mallocx;
+	rallocx_fn rallocx;
+	xallocx_fn xallocx;
+	sdallocx_fn sdallocx;
+	dallocx_fn dallocx;
+	usable_size_fn malloc_usable_size;
+} real = {
+	.malloc = boot_malloc,
+	.free = boot_free,
+	.calloc = boot_calloc,
+	.realloc = boot_realloc,
+	.posix_memalign = boot_posix_memalign,
+	.aligned_alloc = boot_memalign,
+	.memalign = boot_memalign,
+	.valloc = boot_valloc,
+	.pvalloc = boot_valloc,
+	.free_sized = boot_free_sized,
+	.free_aligned_sized = boot_free_aligned_sized,
+	.mallocx = boot_mallocx,
+	.rallocx = boot_rallocx,
+	.xallocx = boot_xallocx,
+	.sdallocx = boot_sdallocx,
+	.dallocx = boot_dallocx,
+	.malloc_usable_size = boot_usable_size,
+};
+
+#define REAL(fn) __atomic_load_n(&real.fn, __ATOMIC_RELAXED)
+#define SET_REAL(fn, v) __atomic_store_n(&real.fn, (v), __ATOMIC_RELAXED)
+
+/* The wrapped functions no header declares here: C23's, and jemalloc's
+ * non-standard API (jemalloc/jemalloc.h). */
+void free_sized(void *p, size_t n);
+void free_aligned_sized(void *p, size_t align, size_t n);
+void *mallocx(size_t n, int flags);
+void *rallocx(void *p, size_t n, int flags);
+size_t xallocx(void *p, size_t n, size_t extra, int flags);
+void sdallocx(void *p, size_t n, int flags);
+void dallocx(void *p, int flags);
+
+/* glibc's own entry points: the fallback when dlsym finds nothing. */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+/* Fallbacks for entry points the next allocator does not have. */
+static int
+emulate_posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p = REAL(memalign)(align, n);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void *
+emulate_valloc(size_t n)
+{
+	return REAL(memalign)((size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+static void
+emulate_free_sized(void *p, size_t n)
+{
+	REAL(free)(p);
+}
+
+static void
+emulate_free_aligned_sized(void *p, size_t align, size_t n)
+{
+	REAL(free)(p);
+}
+
+/* jemalloc's extensions when no jemalloc is loaded: a program can only get
+ * here through dlsym, and is told there is no memory. */
+static void *
+missing_mallocx(size_t n, int flags)
+{
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void *
+missing_rallocx(void *p, size_t n, int flags)
+{
+	errno = ENOMEM;
+	return NULL;
+}
+
+static size_t
+missing_xallocx(void *p, size_t n, size_t extra, int flags)
+{
+	return 0;
+}
+
+static void
+missing_sdallocx(void *p, size_t n, int flags)
+{
+	REAL(free)(p);
+}
+
+static void
+missing_dallocx(void *p, int flags)
+{
+	REAL(free)(p);
+}
+
+static void *
+next(const char *name, void *fallback)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	return p ? p : fallback;
+}
+
+#define RESOLVE(fn, type, fallback) \
+	SET_REAL(fn, (type)next(#fn, (void *)(fallback)))
+
+/* Finds the real functions once. Returns 0 when they are known, -1 while
+ * they are being looked up (by this thread, inside dlsym, or by another):
+ * the caller then serves the request from the bootstrap buffer. */
+static int
+resolve(void)
+{
+	static _Atomic int state; /* 0 unknown, 1 resolving, 2 known */
+	int expect = 0;
+	if (likely(atomic_load_explicit(&state, memory_order_acquire) == 2))
+		return 0;
+	if (self.resolving ||
+	    !atomic_compare_exchange_strong(&state, &expect, 1))
+		return -1;
+	self.resolving = 1;
+	/* The four everyone needs first: dlsym's own error path allocates
+	 * when an optional name below is missing. */
+	RESOLVE(malloc, malloc_fn, __libc_malloc);
+	RESOLVE(free, free_fn, __libc_free);
+	RESOLVE(calloc, calloc_fn, __libc_calloc);
+	RESOLVE(realloc, realloc_fn, __libc_realloc);
+	RESOLVE(memalign, memalign_fn, __libc_memalign);
+	RESOLVE(aligned_alloc, memalign_fn, REAL(memalign));
+	RESOLVE(posix_memalign, posix_memalign_fn, emulate_posix_memalign);
+	RESOLVE(valloc, malloc_fn, emulate_valloc);
+	RESOLVE(pvalloc, malloc_fn, emulate_valloc);
+	RESOLVE(free_sized, free_sized_fn, emulate_free_sized);
+	RESOLVE(free_aligned_sized, free_aligned_sized_fn,
+		emulate_free_aligned_sized);
+	RESOLVE(mallocx, mallocx_fn, missing_mallocx);
+	RESOLVE(rallocx, rallocx_fn, missing_rallocx);
+	RESOLVE(xallocx, xallocx_fn, missing_xallocx);
+	RESOLVE(sdallocx, sdallocx_fn, missing_sdallocx);
+	RESOLVE(dallocx, dallocx_fn, missing_dallocx);
+	RESOLVE(malloc_usable_size, usable_size_fn, NULL);
+	self.resolving = 0;
+	atomic_store_explicit(&state, 2, memory_order_release);
+	return 0;
+}
+
+/* ---- bootstrap buffer ---- */
+
+/* Blocks carry their size in the 8 bytes before them. async-signal-safe */
+static void *
+boot_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	uint32_t k = atomic_fetch_add(&boot.nblocks, 1);
+	if (k >= BOOT_BLOCKS) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t used = atomic_load(&boot.used), start;
+	do {
+		start = (used + 8 + align - 1) & ~(align - 1);
+		if (start > BOOT_SIZE || n > BOOT_SIZE - start) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!atomic_compare_exchange_weak(&boot.used, &used, start + n));
+	uint64_t size = n;
+	memcpy(boot.mem + start - 8, &size, 8);
+	boot.blocks[k] = (uint64_t)(uintptr_t)(boot.mem + start);
+	addrset_pin(&sampled, boot.blocks[k]);
+	return boot.mem + start;
+}
+
+static inline int
+is_boot(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)boot.mem < BOOT_SIZE;
+}
+
+static size_t
+boot_size(const void *p)
+{
+	uint64_t size;
+	memcpy(&size, (const uint8_t *)p - 8, 8);
+	return (size_t)size;
+}
+
+/* A bootstrap block is never released; its contents move on realloc. */
+static void *
+boot_move(void *p, size_t n)
+{
+	void *q = malloc(n);
+	if (q && p) {
+		size_t old = boot_size(p);
+		memcpy(q, p, old < n ? old : n);
+	}
+	return q;
+}
+
+static void *
+boot_malloc(size_t n)
+{
+	return resolve() == 0 ? REAL(malloc)(n) : boot_alloc(n, 16);
+}
+
+static void
+boot_free(void *p)
+{
+	/* A block the bootstrap buffer did not give is the real allocator's,
+	 * and the real allocator is known once anything came from it. */
+	if (!is_boot(p) && resolve() == 0)
+		REAL(free)(p);
+}
+
+static void *
+boot_calloc(size_t k, size_t n)
+{
+	size_t bytes;
+	if (resolve() == 0)
+		return REAL(calloc)(k, n);
+	if (__builtin_mul_overflow(k, n, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return boot_alloc(bytes, 16); /* static memory: already zero */
+}
+
+static void *
+boot_realloc(void *p, size_t n)
+{
+	if (resolve() == 0)
+		return REAL(realloc)(p, n);
+	void *q = boot_alloc(n, 16);
+	if (q && p)
+		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+	return q;
+}
+
+static void *
+boot_memalign(size_t align, size_t n)
+{
+	if (resolve() == 0)
+		return REAL(memalign)(align, n);
+	return boot_alloc(n, align);
+}
+
+static int
+boot_posix_memalign(void **out, size_t align, size_t n)
+{
+	if (resolve() == 0)
+		return REAL(posix_memalign)(out, align, n);
+	void *p = boot_alloc(n, align);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void *
+boot_valloc(size_t n)
+{
+	return boot_memalign(4096, n);
+}
+
+static size_t
+boot_usable_size(void *p)
+{
+	if (resolve() == 0 && REAL(malloc_usable_size))
+		return REAL(malloc_usable_size)(p);
+	return 0;
+}
+
+static void
+boot_free_sized(void *p, size_t n)
+{
+	if (resolve() == 0)
+		REAL(free_sized)(p, n);
+	else
+		boot_free(p);
+}
+
+static void
+boot_free_aligned_sized(void *p, size_t align, size_t n)
+{
+	if (resolve() == 0)
+		REAL(free_aligned_sized)(p, align, n);
+	else
+		boot_free(p);
+}
+
+static void *
+boot_mallocx(size_t n, int flags)
+{
+	return resolve() == 0 ? REAL(mallocx)(n, flags) : boot_alloc(n, 16);
+}
+
+static void *
+boot_rallocx(void *p, size_t n, int flags)
+{
+	return resolve() == 0 ? REAL(rallocx)(p, n, flags) : boot_realloc(p, n);
+}
+
+static size_t
+boot_xallocx(void *p, size_t n, size_t extra, int flags)
+{
+	return resolve() == 0 ? REAL(xallocx)(p, n, extra, flags) : 0;
+}
+
+static void
+boot_sdallocx(void *p, size_t n, int flags)
+{
+	if (resolve() == 0)
+		REAL(sdallocx)(p, n, flags);
+	else
+		boot_free(p);
+}
+
+static void
+boot_dallocx(void *p, int flags)
+{
+	if (resolve() == 0)
+		REAL(dallocx)(p, flags);
+	else
+		boot_free(p);
+}
+
+/* ---- counting and the guard ---- */
+
+/* A plain increment (one instruction): only the owner writes its
+ * counters; others (alloc_finish) read them with relaxed atomic loads of
+ * aligned words, which cannot tear. */
+static inline void
+count(struct alloc_tls *a, enum spool_alloc_fn fn)
+{
+	a->calls[fn]++;
+}
+
+/* async-signal-safe */
+void
+alloc_guard_enter(void)
+{
+	struct alloc_tls *a = &self;
+	if (a->guard++)
+		return;
+	a->saved_countdown = a->cd.left;
+	a->cd.left = NEVER;
+	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
+		a->saved_calls[i] = a->calls[i];
+}
+
+/* async-signal-safe */
+void
+alloc_guard_leave(void)
+{
+	struct alloc_tls *a = &self;
+	if (--a->guard)
+		return;
+	/* What the profiler called meanwhile was not the target's. */
+	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
+		a->calls[i] = a->saved_calls[i];
+	a->cd.left = a->saved_countdown;
+}
+
+/* async-signal-safe */
+int
+alloc_in_guard(void)
+{
+	return self.guard != 0;
+}
+
+/* ---- sampling ---- */
+
+/* The countdown of thread a ran out at a request of n bytes (n >=
+ * countdown). Sets the next countdown and returns whether this request
+ * is sampled. async-signal-safe */
+static int
+expired(struct alloc_tls *a, size_t n)
+{
+	if (a->guard)
+		return 0; /* countdown is NEVER until the guard is left */
+	uint64_t interval = atomic_load_explicit(&space_interval,
+						 memory_order_relaxed);
+	if (!interval) {
+		a->cd.armed = 0;
+		a->cd.left = atomic_load_explicit(&space_settled,
+						  memory_order_relaxed) ?
+				     NEVER : IDLE_COUNTDOWN;
+		return 0;
+	}
+	if (!a->cd.rng)
+		a->cd.rng = countdown_seed((uint64_t)(uintptr_t)a,
+					   prof_now_ns());
+	return countdown_expired(&a->cd, n, interval);
+}
+
+/* The slot of the calling thread, binding an adopted one (a thread that
+ * was running before the library started) on its first sample. */
+static struct thread_slot *
+own_slot(void)
+{
+	struct thread_slot *t = threads_self();
+	if (!t && prof_state.initialised) {
+		uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+		t = threads_adopt_self(sp);
+		if (t)
+			alloc_thread_attach(t);
+	}
+	return t;
+}
+
+/* Drops the frames of this library from the top of the stack but the
+ * outermost, which is the wrapper the target called. Returns how many to
+ * skip. */
+static uint32_t
+own_frames(const uint64_t *pcs, uint32_t depth)
+{
+	uint32_t k = 0;
+	while (k < depth && pcs[k] >= own_lo && pcs[k] < own_hi)
+		k++;
+	return k > 0 && k < depth ? k - 1 : 0;
+}
+
+/* What getcontext() saves that the unwinder reads, without its system
+ * call (sigprocmask): the stack pointer, the callee-saved registers and,
+ * as the PC, the address right after the capture. They describe the
+ * caller at that instruction, where its unwind rules (CFI) hold as at any
+ * other. The other registers are left 0. async-signal-safe */
+#define CAPTURE_REGISTERS(uc)                                                \
+	do {                                                                 \
+		greg_t *g_ = (uc)->uc_mcontext.gregs;                        \
+		memset(g_, 0, sizeof((uc)->uc_mcontext.gregs));              \
+		__asm__ volatile("movq %%rbx, %c[rbx](%[g])\n\t"            \
+				 "movq %%rbp, %c[rbp](%[g])\n\t"            \
+				 "movq %%r12, %c[r12](%[g])\n\t"            \
+				 "movq %%r13, %c[r13](%[g])\n\t"            \
+				 "movq %%r14, %c[r14](%[g])\n\t"            \
+				 "movq %%r15, %c[r15](%[g])\n\t"            \
+				 "movq %%rsp, %c[rsp](%[g])\n\t"            \
+				 "leaq 1f(%%rip), %%rax\n\t"                \
+				 "movq %%rax, %c[rip](%[g])\n"               \
+				 "1:"                                         \
+				 :                                            \
+				 : [g] "r"(g_), [rbx] "i"(REG_RBX * 8),       \
+				   [rbp] "i"(REG_RBP * 8), [r12] "i"(REG_R12 * 8), \
+				   [r13] "i"(REG_R13 * 8), [r14] "i"(REG_R14 * 8), \
+				   [r15] "i"(REG_R15 * 8), [rsp] "i"(REG_RSP * 8), \
+				   [rip] "i"(REG_RIP * 8)                     \
+				 : "rax", "memory");                          \
+	} while (0)
+
+/* Unwinds the calling thread from uc, captured in a wrapper's slow path
+ * (so that only that function and the wrapper are frames of ours to walk
+ * through), into pcs. Returns the depth; *flags gets SPOOL_SAMPLE_* bits. */
+static uint32_t
+own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
+	  uint32_t *flags)
+{
+	uint64_t raw[SPOOL_MAX_DEPTH + OWN_FRAMES_MAX];
+	uint32_t max = prof_state.cfg.max_depth + OWN_FRAMES_MAX;
+	uint16_t f = 0;
+
+	if (max > SPOOL_MAX_DEPTH + OWN_FRAMES_MAX)
+		max = SPOOL_MAX_DEPTH + OWN_FRAMES_MAX;
+	uint32_t depth = unwind_stack(uc, t, raw, max, &f);
+	uint32_t skip = own_frames(raw, depth);
+	depth -= skip;
+	if (depth > prof_state.cfg.max_depth) {
+		depth = prof_state.cfg.max_depth;
+		f |= SPOOL_SAMPLE_TRUNCATED;
+	}
+	memcpy(pcs, raw + skip, depth * sizeof(*pcs));
+	*flags = f;
+	return depth;
+}
+
+/* Appends a record to the calling thread's ring (t->busy set). A full
+ * ring (space samples at a small interval come faster than the writer's
+ * cycle) is drained by this thread itself, or by the writer already at
+ * it, rather than lose the record. Returns 0 or -ENOSPC (counted).
+ * async-signal-safe but for the drain (write(2) under a trylock). */
+static int
+push_own(struct thread_slot *t, const void *rec, size_t len)
+{
+	for (int tries = 0; tries < PUSH_TRIES; tries++) {
+		if (ring_push(t->ring, rec, len) == 0)
+			return 0;
+		if (writer_try_flush() == -EBADF)
+			break;
+		if (tries)
+			sched_yield();
+	}
+	prof_drop(SPOOL_DROP_RING_FULL);
+	return -ENOSPC;
+}
+
+/* Records the sampled allocation of n bytes at p, made by fn. The
+ * sampling signal's handler drops a time sample that lands meanwhile
+ * (busy): it would walk the same per-thread unwinder cache.
+ * async-signal-safe */
+static void __attribute__((noinline))
+record_alloc(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
+{
+	uint64_t pcs[SPOOL_MAX_DEPTH];
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	struct spool_buf b;
+	struct thread_slot *t;
+
+	/* (A vfork child is not told apart: it shares the parent's memory
+	 * and slot, and must do no more than exec or _exit anyway.) */
+	if (!atomic_load_explicit(&prof_state.enabled, memory_order_relaxed) ||
+	    !control_sampling() || !(t = own_slot()))
+		return;
+	int saved_errno = errno;
+	alloc_guard_enter();
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	struct spool_alloc a = {
+		.tid = (uint32_t)t->tid,
+		.size = n,
+		.address = (uint64_t)(uintptr_t)p,
+		.weight = countdown_weight(n, atomic_load(&space_interval)),
+		.fn = fn,
+	};
+	a.depth = own_stack(t, uc, pcs, &a.flags);
+	a.time_ns = prof_now_ns();
+	int tracked = addrset_insert(&sampled, a.address) == 0;
+	if (!tracked)
+		a.flags |= SPOOL_ALLOC_UNTRACKED;
+	spool_buf_init(&b, buf, sizeof(buf));
+	if (spool_put_alloc(&b, &a, pcs) < 0 ||
+	    push_own(t, buf, b.len) < 0) {
+		/* Lost: its free must not be recorded either. */
+		if (tracked)
+			addrset_remove(&sampled, a.address);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	alloc_guard_leave();
+	errno = saved_errno;
+}
+
+/* Records a sampled allocation from the slow path of a wrapper, whose
+ * registers are the start of the stack walk. */
+#define SAMPLE_ALLOC(p, n, fn)                                               \
+	do {                                                                 \
+		ucontext_t uc_;                                              \
+		CAPTURE_REGISTERS(&uc_);                                     \
+		record_alloc(&uc_, (p), (n), (fn));                          \
+	} while (0)
+
+/* Records that the sampled block at addr was released at time_ns.
+ * async-signal-safe but for writer_control (threads without a ring). */
+static void __attribute__((noinline))
+record_free(uint64_t addr, uint64_t time_ns)
+{
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
+	struct spool_buf b;
+
+	if (!prof_state.initialised)
+		return;
+	if (self.guard) {
+		/* A signal handler of the target freed it while this thread
+		 * was recording: its ring is ours to finish first. */
+		prof_drop(SPOOL_DROP_REENTRANT);
+		return;
+	}
+	struct thread_slot *t = threads_self();
+	struct spool_free f = {
+		.time_ns = time_ns,
+		.tid = t ? (uint32_t)t->tid : (uint32_t)gettid(),
+		.address = addr,
+	};
+	spool_buf_init(&b, buf, sizeof(buf));
+	if (spool_put_free(&b, &f) < 0)
+		return;
+	int saved_errno = errno;
+	if (t) {
+		t->busy = 1;
+		atomic_signal_fence(memory_order_seq_cst);
+		push_own(t, buf, b.len);
+		atomic_signal_fence(memory_order_seq_cst);
+		t->busy = 0;
+	} else {
+		writer_control(buf, b.len);
+	}
+	errno = saved_errno;
+}
+
+/* The slow path of a release: p may be a sampled block, or a bootstrap
+ * block (pinned in the set). Returns 1 for a bootstrap block. */
+static int __attribute__((noinline))
+forget(void *p)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p;
+	if (is_boot(p))
+		return 1;
+	if (addrset_remove(&sampled, addr))
+		record_free(addr, prof_now_ns());
+	return 0;
+}
+
+/* What every release does first: one byte load unless p may be sampled.
+ * Returns 1 for a bootstrap block, which the real allocator must not
+ * see. */
+static inline int
+release(void *p)
+{
+	if (unlikely(addrset_maybe(&sampled, (uint64_t)(uintptr_t)p)))
+		return forget(p);
+	return 0;
+}
+
+/* Keeps the compiler from turning a call to a slow path into a jump: the
+ * wrapper's own frame must stay on the stack, to be the sample's leaf. */
+#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+
+/* ---- allocating wrappers ---- */
+
+static void * __attribute__((noinline))
+malloc_slow(size_t n)
+{
+	int sample = expired(&self, n);
+	void *p = REAL(malloc)(n);
+	if (sample && p)
+		SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_MALLOC);
+	return p;
+}
+
+PUBLIC void *
+malloc(size_t n)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_MALLOC);
+	if (unlikely(n >= a->cd.left)) {
+		void *p = malloc_slow(n);
+		KEEP_FRAME();
+		return p;
+	}
+	a->cd.left -= n;
+	return REAL(malloc)(n);
+}
+
+static void * __attribute__((noinline))
+calloc_slow(size_t k, size_t size, size_t n)
+{
+	int sample = expired(&self, n);
+	void *p = REAL(calloc)(k, size);
+	if (sample && p)
+		SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_CALLOC);
+	return p;
+}
+
+PUBLIC void *
+calloc(size_t k, size_t size)
+{
+	struct alloc_tls *a = &self;
+	size_t n;
+	count(a, SPOOL_ALLOC_FN_CALLOC);
+	if (unlikely(__builtin_mul_overflow(k, size, &n)))
+		return REAL(calloc)(k, size); /* fails as the library defines */
+	if (unlikely(n >= a->cd.left)) {
+		void *p = calloc_slow(k, size, n);
+		KEEP_FRAME();
+		return p;
+	}
+	a->cd.left -= n;
+	return REAL(calloc)(k, size);
+}
+
+/* An aligned allocation by fn, whose real function is call(align, n). */
+static void * __attribute__((noinline))
+aligned_slow(memalign_fn call, size_t align, size_t n,
+	     enum spool_alloc_fn fn)
+{
+	int sample = expired(&self, n);
+	void *p = call(align, n);
+	if (sample && p)
+		SAMPLE_ALLOC(p, n, fn);
+	return p;
+}
+
+static inline void *
+aligned(memalign_fn call, size_t align, size_t n, enum spool_alloc_fn fn)
+{
+	struct alloc_tls *a = &self;
+	count(a, fn);
+	if (unlikely(n >= a->cd.left)) {
+		void *p = aligned_slow(call, align, n, fn);
+		KEEP_FRAME();
+		return p;
+	}
+	a->cd.left -= n;
+	return call(align, n);
+}
+
+PUBLIC void *
+aligned_alloc(size_t align, size_t n)
+{
+	return aligned(REAL(aligned_alloc), align, n,
+		       SPOOL_ALLOC_FN_ALIGNED_ALLOC);
+}
+
+PUBLIC void *
+memalign(size_t align, size_t n)
+{
+	return aligned(REAL(memalign), align, n, SPOOL_ALLOC_FN_MEMALIGN);
+}
+
+static void *
+call_valloc(size_t align, size_t n)
+{
+	return REAL(valloc)(n);
+}
+
+static void *
+call_pvalloc(size_t align, size_t n)
+{
+	return REAL(pvalloc)(n);
+}
+
+PUBLIC void *
+valloc(size_t n)
+{
+	return aligned(call_valloc, 0, n, SPOOL_ALLOC_FN_VALLOC);
+}
+
+PUBLIC void *
+pvalloc(size_t n)
+{
+	/* pvalloc rounds the size up to whole pages: so do its bytes. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = n ? (n + page - 1) & ~(page - 1) : page;
+	if (bytes < n)
+		bytes = n; /* overflow: the real pvalloc fails it */
+	return aligned(call_pvalloc, 0, bytes, SPOOL_ALLOC_FN_PVALLOC);
+}
+
+static int __attribute__((noinline))
+posix_memalign_slow(void **out, size_t align, size_t n)
+{
+	int sample = expired(&self, n);
+	int rc = REAL(posix_memalign)(out, align, n);
+	if (sample && rc == 0 && *out)
+		SAMPLE_ALLOC(*out, n, SPOOL_ALLOC_FN_POSIX_MEMALIGN);
+	return rc;
+}
+
+PUBLIC int
+posix_memalign(void **out, size_t align, size_t n)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_POSIX_MEMALIGN);
+	if (unlikely(n >= a->cd.left)) {
+		int rc = posix_memalign_slow(out, align, n);
+		KEEP_FRAME();
+		return rc;
+	}
+	a->cd.left -= n;
+	return REAL(posix_memalign)(out, align, n);
+}
+
+/* ---- reallocating wrappers ---- */
+
+/* A reallocation of p to n bytes by fn through call(p). A sampled p is
+ * taken out of the set before the real call (after it, another thread
+ * could be given the same address) and its FREE recorded with that time
+ * once the call succeeded; if it failed, p is still the caller's and goes
+ * back in. A reallocation is a new allocation of n bytes for the
+ * sampling, whether or not the block moved. */
+struct realloc_call {
+	void *(*call)(const struct realloc_call *c);
+	void *p;
+	size_t n;
+	int flags;
+};
+
+static void * __attribute__((noinline))
+realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
+{
+	struct alloc_tls *a = &self;
+	if (is_boot(c->p))
+		return boot_move(c->p, c->n);
+	uint64_t old = (uint64_t)(uintptr_t)c->p, freed_at = 0;
+	int was_sampled = c->p && addrset_remove(&sampled, old);
+	if (was_sampled)
+		freed_at = prof_now_ns();
+	int sample = 0;
+	if (c->n >= a->cd.left)
+		sample = expired(a, c->n);
+	else
+		a->cd.left -= c->n;
+	void *q = c->call(c);
+	/* NULL with n > 0: failed, p untouched. realloc(p, 0) returning
+	 * NULL has freed p. */
+	if (!q && c->n && was_sampled) {
+		if (addrset_insert(&sampled, old) == 0)
+			return q;
+	}
+	if (was_sampled)
+		record_free(old, freed_at);
+	if (sample && q)
+		SAMPLE_ALLOC(q, c->n, fn);
+	return q;
+}
+
+static void *
+call_realloc(const struct realloc_call *c)
+{
+	return REAL(realloc)(c->p, c->n);
+}
+
+PUBLIC void *
+realloc(void *p, size_t n)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_REALLOC);
+	if (unlikely(n >= a->cd.left ||
+		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+		struct realloc_call c = { call_realloc, p, n, 0 };
+		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_REALLOC);
+		KEEP_FRAME();
+		return q;
+	}
+	a->cd.left -= n;
+	return REAL(realloc)(p, n);
+}
+
+/* reallocarray is realloc after an overflow check, and is done so here:
+ * the C library's own reallocarray calls realloc through its public
+ * name, which would count and sample the same bytes twice. */
+PUBLIC void *
+reallocarray(void *p, size_t k, size_t size)
+{
+	struct alloc_tls *a = &self;
+	size_t n;
+	count(a, SPOOL_ALLOC_FN_REALLOCARRAY);
+	if (unlikely(__builtin_mul_overflow(k, size, &n))) {
+		errno = ENOMEM; /* p untouched */
+		return NULL;
+	}
+	if (unlikely(n >= a->cd.left ||
+		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+		struct realloc_call c = { call_realloc, p, n, 0 };
+		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_REALLOCARRAY);
+		KEEP_FRAME();
+		return q;
+	}
+	a->cd.left -= n;
+	return REAL(realloc)(p, n);
+}
+
+/* ---- releasing wrappers ---- */
+
+PUBLIC void
+free(void *p)
+{
+	count(&self, SPOOL_ALLOC_FN_FREE);
+	if (!release(p))
+		REAL(free)(p);
+}
+
+/* C23. Where the C library lacks them (glibc before 2.41) they are
+ * what C23 says they are, free(p), so a program that finds them through
+ * dlsym gets the right thing. */
+PUBLIC void
+free_sized(void *p, size_t n)
+{
+	count(&self, SPOOL_ALLOC_FN_FREE_SIZED);
+	if (!release(p))
+		REAL(free_sized)(p, n);
+}
+
+PUBLIC void
+free_aligned_sized(void *p, size_t align, size_t n)
+{
+	count(&self, SPOOL_ALLOC_FN_FREE_ALIGNED_SIZED);
+	if (!release(p))
+		REAL(free_aligned_sized)(p, align, n);
+}
+
+PUBLIC size_t
+malloc_usable_size(void *p)
+{
+	count(&self, SPOOL_ALLOC_FN_MALLOC_USABLE_SIZE);
+	if (is_boot(p))
+		return boot_size(p);
+	usable_size_fn fn = REAL(malloc_usable_size);
+	return fn ? fn(p) : 0;
+}
+
+/* ---- jemalloc's extensions ---- */
+
+static void * __attribute__((noinline))
+mallocx_slow(size_t n, int flags)
+{
+	int sample = expired(&self, n);
+	void *p = REAL(mallocx)(n, flags);
+	if (sample && p)
+		SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_MALLOCX);
+	return p;
+}
+
+PUBLIC void *
+mallocx(size_t n, int flags)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_MALLOCX);
+	if (unlikely(n >= a->cd.left)) {
+		void *p = mallocx_slow(n, flags);
+		KEEP_FRAME();
+		return p;
+	}
+	a->cd.left -= n;
+	return REAL(mallocx)(n, flags);
+}
+
+static void *
+call_rallocx(const struct realloc_call *c)
+{
+	return REAL(rallocx)(c->p, c->n, c->flags);
+}
+
+PUBLIC void *
+rallocx(void *p, size_t n, int flags)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_RALLOCX);
+	if (unlikely(n >= a->cd.left ||
+		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+		struct realloc_call c = { call_rallocx, p, n, flags };
+		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_RALLOCX);
+		KEEP_FRAME();
+		return q;
+	}
+	a->cd.left -= n;
+	return REAL(rallocx)(p, n, flags);
+}
+
+/* Resizes in place: the address stays the caller's throughout, so the
+ * set is updated after the call. Success (a real size of at least n) is
+ * a new allocation of n bytes at the same address. */
+static size_t __attribute__((noinline))
+xallocx_slow(void *p, size_t n, size_t extra, int flags)
+{
+	struct alloc_tls *a = &self;
+	if (is_boot(p))
+		return boot_size(p); /* cannot grow */
+	size_t r = REAL(xallocx)(p, n, extra, flags);
+	if (r < n)
+		return r;
+	uint64_t addr = (uint64_t)(uintptr_t)p;
+	if (addrset_remove(&sampled, addr))
+		record_free(addr, prof_now_ns());
+	if (n >= a->cd.left) {
+		if (expired(a, n))
+			SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_XALLOCX);
+	} else {
+		a->cd.left -= n;
+	}
+	return r;
+}
+
+PUBLIC size_t
+xallocx(void *p, size_t n, size_t extra, int flags)
+{
+	struct alloc_tls *a = &self;
+	count(a, SPOOL_ALLOC_FN_XALLOCX);
+	if (unlikely(n >= a->cd.left ||
+		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+		size_t r = xallocx_slow(p, n, extra, flags);
+		KEEP_FRAME();
+		return r;
+	}
+	size_t r = REAL(xallocx)(p, n, extra, flags);
+	if (r >= n)
+		a->cd.left -= n;
+	return r;
+}
+
+PUBLIC void
+sdallocx(void *p, size_t n, int flags)
+{
+	count(&self, SPOOL_ALLOC_FN_SDALLOCX);
+	if (!release(p))
+		REAL(sdallocx)(p, n, flags);
+}
+
+PUBLIC void
+dallocx(void *p, int flags)
+{
+	count(&self, SPOOL_ALLOC_FN_DALLOCX);
+	if (!release(p))
+		REAL(dallocx)(p, flags);
+}
+
+/* ---- life cycle ---- */
+
+void
+alloc_start(uint64_t interval)
+{
+	struct module_view m;
+	resolve();
+	if (interval && modules_lookup_text((uint64_t)(uintptr_t)alloc_start,
+					    &m) == 0) {
+		own_lo = m.text_lo;
+		own_hi = m.text_hi;
+	}
+	atomic_store(&space_interval, interval);
+	atomic_store(&space_settled, 1);
+	/* The main thread draws its first countdown at its next request
+	 * (the constructor calls this inside the guard). */
+	if (self.guard)
+		self.saved_countdown = 0;
+	else
+		self.cd.left = 0;
+	self.cd.armed = 0;
+}
+
+void
+alloc_thread_attach(struct thread_slot *t)
+{
+	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
+		t->alloc_emitted[i] = 0;
+	atomic_store(&t->alloc_emitting, 0);
+	atomic_store(&t->alloc_calls, self.calls);
+}
+
+/* Encodes what t's counters gained since its last record into buf
+ * (which has room for a whole record). Returns the length, 0 when
+ * nothing changed. The caller holds t->alloc_emitting. */
+static size_t
+encode_calls(struct thread_slot *t, uint8_t *buf, size_t cap)
+{
+	uint64_t *calls = atomic_load(&t->alloc_calls);
+	uint64_t delta[SPOOL_ALLOC_FN_MAX_];
+	uint64_t any = 0;
+	struct spool_buf b;
+
+	if (!calls)
+		return 0;
+	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++) {
+		uint64_t now = __atomic_load_n(&calls[i], __ATOMIC_RELAXED);
+		delta[i] = now - t->alloc_emitted[i];
+		t->alloc_emitted[i] = now;
+		any |= delta[i];
+	}
+	spool_buf_init(&b, buf, cap);
+	if (!any || spool_put_call_counts(&b, (uint32_t)t->tid, delta,
+					  SPOOL_ALLOC_FN_MAX_) < 0)
+		return 0;
+	return b.len;
+}
+
+static void
+lock_emitting(struct thread_slot *t)
+{
+	while (atomic_exchange(&t->alloc_emitting, 1))
+		sched_yield();
+}
+
+void
+alloc_thread_detach(struct thread_slot *t)
+{
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 8 + SPOOL_ALLOC_FN_MAX_ * 8];
+	alloc_guard_enter();
+	lock_emitting(t);
+	size_t len = encode_calls(t, buf, sizeof(buf));
+	if (len)
+		threads_push(t, buf, len);
+	/* The TLS goes away with the thread, and the slot to another. */
+	atomic_store(&t->alloc_calls, NULL);
+	atomic_store(&t->alloc_emitting, 0);
+	alloc_guard_leave();
+}
+
+void
+alloc_finish(void)
+{
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 8 + SPOOL_ALLOC_FN_MAX_ * 8];
+	uint32_t used = threads_used();
+	alloc_guard_enter();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = threads_slot(i);
+		if (atomic_load(&t->state) != THREAD_LIVE)
+			continue;
+		lock_emitting(t);
+		size_t len = encode_calls(t, buf, sizeof(buf));
+		if (len)
+			writer_control(buf, len);
+		atomic_store(&t->alloc_emitting, 0);
+	}
+	alloc_guard_leave();
+}
+
+void
+alloc_postfork_child(struct thread_slot *t)
+{
+	addrset_clear(&sampled);
+	uint32_t n = atomic_load(&boot.nblocks);
+	for (uint32_t i = 0; i < n && i < BOOT_BLOCKS; i++)
+		if (boot.blocks[i])
+			addrset_pin(&sampled, boot.blocks[i]);
+	if (!t)
+		return;
+	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
+		t->alloc_emitted[i] = self.calls[i];
+	atomic_store(&t->alloc_emitting, 0);
+	atomic_store(&t->alloc_calls, self.calls);
+}

@@ -1,0 +1,68 @@
+/*
+ * alloc: space sampling. The malloc family is wrapped (malloc, calloc,
+ * realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign,
+ * valloc, pvalloc, C23's free_sized and free_aligned_sized (plain frees
+ * where the C library lacks them), jemalloc's mallocx, rallocx, xallocx,
+ * sdallocx and dallocx, and malloc_usable_size); every call is counted
+ * exactly, and the bytes
+ * allocated are sampled (countdown.h): a sampled allocation becomes an
+ * ALLOC record with its stack, a free of a sampled block a FREE record.
+ *
+ * The fast path of an allocation is a count, a subtraction and a branch;
+ * of a free, a count and one byte load (addrset.h). Nothing here locks,
+ * and nothing of the library's own comes from the target's heap: the
+ * records go into the thread's ring (or, for a thread without one, the
+ * writer's control ring), the address set and the bootstrap buffer are
+ * static memory.
+ *
+ * dlsym, which finds the real functions, may allocate: allocations made
+ * while it runs are served from a static buffer, and frees and reallocs of
+ * blocks from that buffer never reach the real allocator.
+ */
+#ifndef PROFRUN_ALLOC_H
+#define PROFRUN_ALLOC_H
+
+#include <stdint.h>
+
+struct thread_slot;
+
+/* Starts (interval > 0) or settles off for good (0) space sampling, once
+ * the rest of the library is set up, or when it stays inert. Called from
+ * the constructor, on the main thread. */
+void
+alloc_start(uint64_t interval);
+
+/* Brackets the profiler's own work on a target thread: while inside
+ * (nestable), the wrappers pass straight through, neither counting nor
+ * sampling. async-signal-safe */
+void
+alloc_guard_enter(void);
+void
+alloc_guard_leave(void);
+
+/* Whether the calling thread is inside the guard. async-signal-safe */
+int
+alloc_in_guard(void);
+
+/* The calling thread got slot t: its call counters are reported through
+ * it from now on. */
+void
+alloc_thread_attach(struct thread_slot *t);
+
+/* The calling thread, owner of slot t, is leaving: its call counts go
+ * into its ring, and the slot forgets its counters. */
+void
+alloc_thread_detach(struct thread_slot *t);
+
+/* The image ends (exit, exec): the call counts of every live thread go
+ * to the spool through the writer's control ring. */
+void
+alloc_finish(void);
+
+/* In a forked child (slot t is the only thread's, or NULL): the parent's
+ * sampled blocks are forgotten (the child's spool has no ALLOC for them,
+ * so their frees are not recorded) and the counts start from zero. */
+void
+alloc_postfork_child(struct thread_slot *t);
+
+#endif

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The measuring half of scripts/bench-space, which builds first and then
+runs this with --build DIR. Python 3 standard library only.
+
+One target, tests/targets/space_bench: a loop of small malloc/free pairs
+(sizes 16 to 256 bytes), about 10 ns a pair bare, the worst case for an
+allocation profiler: nothing but the allocator runs. It runs bare and under
+each profiler, round after round, the order rotated each round so that
+load from elsewhere on a shared machine hits every configuration alike;
+each run is compared with the bare (glibc) run of its own round, and the
+jemalloc runs also with jemalloc's bare run.
+
+Per run: CPU (user+sys of the command and everything it reaped, wait4, so
+a profiler's own processes count), wall time (perf_counter around spawn and
+reap) and peak RSS (GNU time's %M around the command: the largest resident
+set of the command and its reaped descendants, which for profrun is the
+target, for heaptrack its interpreter; measured by GNU time rather than
+from this script's wait4 because a child forked from Python starts with
+Python's own resident pages). Printed: the
+median ratio to bare over the rounds with the range, and the median peak
+RSS, as a Markdown table.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+GOAL_RATIO = 1.15
+GNU_TIME = '/usr/bin/time'
+
+
+def jemalloc():
+    for p in ('/usr/lib/x86_64-linux-gnu/libjemalloc.so.2',
+              '/usr/lib/libjemalloc.so.2'):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def configs(build, tmp, args):
+    profrun = os.path.join(build, 'preload', 'profrun')
+    spool = os.path.join(tmp, 'x.spool')
+    je = jemalloc()
+    c = [
+        ('bare', [], {}),
+        ('bare again (noise)', [], {}),
+        ('profrun (time 1 kHz + space 512K)',
+         [profrun, '-q', '-o', spool, '--'], {}),
+        ('profrun --no-time (space only)',
+         [profrun, '-q', '--no-time', '-o', spool, '--'], {}),
+        ('profrun --no-space (time, wrappers counting)',
+         [profrun, '-q', '--no-space', '-o', spool, '--'], {}),
+    ]
+    if shutil.which('heaptrack') and not args.no_heaptrack:
+        c.append(('heaptrack', ['heaptrack', '-o',
+                                os.path.join(tmp, 'ht')], {}))
+    if je:
+        c.append(('jemalloc bare', [], {'LD_PRELOAD': je}))
+        c.append(('jemalloc prof:true (512K)', [],
+                  {'LD_PRELOAD': je, 'MALLOC_CONF': 'prof:true'}))
+    return c
+
+
+def run(cmd, env, cwd):
+    rss_file = os.path.join(cwd, '.rss')
+    cmd = [GNU_TIME, '-f', '%M', '-o', rss_file] + cmd
+    full = dict(os.environ)
+    full.update(env)
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=full, cwd=cwd)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise SystemExit(f'bench-space: {" ".join(cmd)}: exit '
+                         f'{p.returncode}')
+    with open(rss_file) as f:
+        rss_kib = int(f.read().split()[-1])
+    return ru.ru_utime + ru.ru_stime, wall, rss_kib / 1024.0
+
+
+def clean(tmp):
+    for f in glob.glob(os.path.join(tmp, '*')) + [os.path.join(tmp, '.rss')]:
+        if not os.path.exists(f):
+            continue
+        if os.path.isdir(f):
+            shutil.rmtree(f, ignore_errors=True)
+        else:
+            os.unlink(f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--build', required=True)
+    ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--pairs', type=float, default=100,
+                    help='millions of malloc/free pairs per run')
+    ap.add_argument('--no-heaptrack', action='store_true',
+                    help='leave heaptrack out (it is the slow one)')
+    args = ap.parse_args()
+
+    args.build = os.path.abspath(args.build)
+    target = os.path.join(args.build, 'tests', 'targets', 'space_bench')
+    tmp = tempfile.mkdtemp(prefix='bench-space-')
+    cfgs = configs(args.build, tmp, args)
+    res = {label: [] for label, _, _ in cfgs}
+    for r in range(args.rounds):
+        order = cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]
+        for label, prefix, env in order:
+            res[label].append(run(prefix + [target, str(args.pairs)], env,
+                                  tmp))
+            clean(tmp)
+        print(f'round {r + 1}/{args.rounds} done', file=sys.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    bare = res['bare']
+    je_bare = res.get('jemalloc bare')
+    print(f'space_bench {args.pairs:g}M malloc/free pairs, {args.rounds} '
+          f'rounds; bare: median {statistics.median(c for c, _, _ in bare):.2f} '
+          f's CPU, {1e9 * statistics.median(c for c, _, _ in bare) / (args.pairs * 1e6):.1f} '
+          'ns per pair\n')
+    print('| configuration | CPU / bare | wall / bare | peak RSS (MiB) |')
+    print('|---|---|---|---|')
+    for label, _, _ in cfgs:
+        runs = res[label]
+        cpu = [runs[i][0] / bare[i][0] for i in range(args.rounds)]
+        wall = [runs[i][1] / bare[i][1] for i in range(args.rounds)]
+        rss = statistics.median(x for _, _, x in runs)
+        extra = ''
+        if je_bare and label.startswith('jemalloc prof'):
+            rel = [runs[i][0] / je_bare[i][0] for i in range(args.rounds)]
+            extra = f' ({statistics.median(rel):.2f} x jemalloc bare)'
+        print(f'| {label} | {statistics.median(cpu):.2f} '
+              f'({min(cpu):.2f}-{max(cpu):.2f}){extra} | '
+              f'{statistics.median(wall):.2f} | {rss:.1f} |')
+    prof = res['profrun (time 1 kHz + space 512K)']
+    ratio = statistics.median(prof[i][0] / bare[i][0]
+                              for i in range(args.rounds))
+    verdict = 'met' if ratio <= GOAL_RATIO else 'NOT met'
+    print(f'\nprofrun at the default interval: {ratio:.2f} x bare CPU; '
+          f'goal <= {GOAL_RATIO} x: {verdict} in this run.')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""jemalloc's own API is wrapped too: space_jemalloc allocates through
+mallocx (50 % of the bytes), mallocx + rallocx (30 %) and mallocx +
+xallocx growing in place (20 %), and frees with sdallocx and dallocx. The
+shares must match and the call counts be exact.
+
+usage: test_space_jemalloc.py SPACE_JEMALLOC
+"""
+import os
+import sys
+
+import prof
+import space
+
+SITES = ('site_mallocx', 'site_rallocx', 'site_xallocx')
+FUNCS = ('mallocx', 'rallocx', 'xallocx', 'sdallocx', 'dallocx')
+
+
+def test():
+    if len(sys.argv) < 2 or not os.path.exists(sys.argv[1]):
+        raise prof.Skip('space_jemalloc not built (no libjemalloc-dev)')
+    p = prof.profile(sys.argv[1], args=['0.5'],
+                     opts=['--space-interval=64K'])
+    t = space.truth(p.stdout)
+    r = space.report(p.spool)
+    space.check_shares(r, {s: t[s] for s in SITES}, 'jemalloc API')
+    space.check_total('jemalloc API', r['allocated_bytes'],
+                      r['allocated_bytes_error'], sum(t[s] for s in SITES))
+    total, _ = space.call_counts(p.spool)
+    for f in FUNCS:
+        if total.get(f, 0) != t[f]:
+            raise prof.Fail(f'{total.get(f, 0)} calls of {f} counted, '
+                            f'{t[f]} made')
+    print('call counts exact')
+
+
+prof.main(test)

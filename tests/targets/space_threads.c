@@ -1,0 +1,108 @@
+/*
+ * space_threads: four threads allocate at the same time, 40, 30, 20 and
+ * 10 % of the bytes, each from its own call site with its own block size,
+ * freeing every block at once. Run with CPU-time sampling at a high rate,
+ * the sampling signal keeps arriving inside the allocation wrappers, in
+ * their fast and slow paths alike: the run must end (no deadlock), the
+ * shares must come out right and no free of a sampled block may be lost
+ * (nothing of the sites in use at exit).
+ *
+ * Each thread is named alloc-SHARE and prints the exact number of malloc
+ * and free calls it made, which the call counts must match. 1 GiB in all
+ * at scale 1 (argv[1]).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "work.h"
+
+struct job {
+	const char *name;
+	uint64_t bytes;
+	size_t block;
+	uint64_t (*site)(const struct job *j);
+	uint64_t calls;
+};
+
+static void *volatile sink;
+
+static inline __attribute__((always_inline)) uint64_t
+blocks(const struct job *j)
+{
+	uint64_t calls = 0;
+	for (uint64_t done = 0; done + j->block <= j->bytes;
+	     done += j->block) {
+		char *p = malloc(j->block);
+		if (!p)
+			abort();
+		p[0] = 1;
+		sink = p;
+		free(p);
+		calls++;
+	}
+	return calls;
+}
+
+static WORK_FN uint64_t
+site_40(const struct job *j)
+{
+	return blocks(j);
+}
+
+static WORK_FN uint64_t
+site_30(const struct job *j)
+{
+	return blocks(j);
+}
+
+static WORK_FN uint64_t
+site_20(const struct job *j)
+{
+	return blocks(j);
+}
+
+static WORK_FN uint64_t
+site_10(const struct job *j)
+{
+	return blocks(j);
+}
+
+static void *
+run(void *arg)
+{
+	struct job *j = arg;
+	pthread_setname_np(pthread_self(), j->name);
+	j->calls = j->site(j);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t total = (uint64_t)(work_scale(argc, argv, 1) * 1024.0 *
+				    1024 * 1024);
+	struct job jobs[4] = {
+		{ "alloc-40", total * 4 / 10, 256, site_40, 0 },
+		{ "alloc-30", total * 3 / 10, 4096, site_30, 0 },
+		{ "alloc-20", total * 2 / 10, 96, site_20, 0 },
+		{ "alloc-10", total * 1 / 10, 32768, site_10, 0 },
+	};
+	pthread_t tids[4];
+
+	for (int i = 0; i < 4; i++) {
+		int err = pthread_create(&tids[i], NULL, run, &jobs[i]);
+		if (err) {
+			fprintf(stderr, "space_threads: pthread_create: %s\n",
+				strerror(err));
+			return 1;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(tids[i], NULL);
+	for (int i = 0; i < 4; i++)
+		printf("%s calls=%llu bytes=%llu\n", jobs[i].name,
+		       (unsigned long long)jobs[i].calls,
+		       (unsigned long long)(jobs[i].calls * jobs[i].block));
+	return 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * Unit tests of the set of sampled addresses (preload/addrset.c): the
+ * filter byte that answers most frees, full buckets, removal of what is
+ * not there, and the lock-free inserts and removes of many threads at
+ * once (every thread's own addresses, as in the library: an address is
+ * only ever inserted and removed by whoever owns the block).
+ */
+#include "addrset.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+static struct addrset set __attribute__((aligned(4096)));
+
+static void
+setup(void)
+{
+	addrset_clear(&set);
+}
+
+/* The n-th address (16-byte aligned, as malloc's) after start that falls
+ * into bucket b. */
+static uint64_t
+in_bucket(uint32_t b, uint64_t start, int n)
+{
+	for (uint64_t a = start;; a += 16)
+		if (addrset_bucket(a) == b && n-- == 0)
+			return a;
+}
+
+START_TEST(addrset_insert_remove)
+{
+	uint64_t a = 0x7f0012345670ull;
+
+	ck_assert(!addrset_maybe(&set, a));
+	ck_assert_int_eq(addrset_insert(&set, a), 0);
+	ck_assert(addrset_maybe(&set, a));
+	ck_assert_uint_eq(addrset_count(&set), 1);
+	ck_assert_int_eq(addrset_remove(&set, a), 1);
+	ck_assert_int_eq(addrset_remove(&set, a), 0);
+	ck_assert(!addrset_maybe(&set, a));
+	ck_assert_uint_eq(addrset_count(&set), 0);
+}
+END_TEST
+
+/* Another address of the same bucket: maybe, but not a member. */
+START_TEST(addrset_same_bucket_not_member)
+{
+	uint64_t a = in_bucket(77, 0x5555000000ull, 0);
+	uint64_t b = in_bucket(77, 0x5555000000ull, 1);
+
+	ck_assert_int_eq(addrset_insert(&set, a), 0);
+	ck_assert(addrset_maybe(&set, b));
+	ck_assert_int_eq(addrset_remove(&set, b), 0);
+	ck_assert_int_eq(addrset_remove(&set, a), 1);
+	ck_assert(!addrset_maybe(&set, b));
+}
+END_TEST
+
+/* A bucket holds ADDRSET_WAYS addresses; one more is refused until one
+ * leaves. */
+START_TEST(addrset_full_bucket)
+{
+	uint64_t a[ADDRSET_WAYS + 1];
+
+	for (int i = 0; i <= ADDRSET_WAYS; i++)
+		a[i] = in_bucket(4242, 0x600000000000ull, i);
+	for (int i = 0; i < ADDRSET_WAYS; i++)
+		ck_assert_int_eq(addrset_insert(&set, a[i]), 0);
+	ck_assert_int_eq(addrset_insert(&set, a[ADDRSET_WAYS]), -ENOSPC);
+	ck_assert_int_eq(addrset_remove(&set, a[3]), 1);
+	ck_assert_int_eq(addrset_insert(&set, a[ADDRSET_WAYS]), 0);
+	for (int i = 0; i <= ADDRSET_WAYS; i++)
+		ck_assert_int_eq(addrset_remove(&set, a[i]), i != 3);
+	ck_assert_uint_eq(addrset_count(&set), 0);
+}
+END_TEST
+
+/* Consecutive blocks spread over the buckets: the filter stays sparse. */
+START_TEST(addrset_spread)
+{
+	enum { N = 20000 };
+	uint32_t refused = 0;
+
+	for (uint64_t i = 0; i < N; i++)
+		refused += addrset_insert(&set, 0x7f0000000000ull + i * 4096) != 0;
+	/* 20000 page-aligned blocks in 16384 buckets of 8 ways. */
+	ck_assert_uint_eq(refused, 0);
+	ck_assert_uint_eq(addrset_count(&set), N);
+	addrset_clear(&set);
+	ck_assert_uint_eq(addrset_count(&set), 0);
+	ck_assert(!addrset_maybe(&set, 0x7f0000000000ull));
+}
+END_TEST
+
+struct worker {
+	uint64_t base;
+	uint32_t missing;
+};
+
+static void *
+churn(void *arg)
+{
+	struct worker *w = arg;
+	enum { LIVE = 64, ROUNDS = 20000 };
+	for (uint32_t r = 0; r < ROUNDS; r++) {
+		uint64_t a[LIVE];
+		for (int i = 0; i < LIVE; i++) {
+			a[i] = w->base + ((uint64_t)r * LIVE + (uint64_t)i) * 16;
+			if (addrset_insert(&set, a[i]) != 0)
+				a[i] = 0; /* a full bucket: not ours to find */
+		}
+		for (int i = 0; i < LIVE; i++)
+			if (a[i] && addrset_remove(&set, a[i]) != 1)
+				w->missing++;
+	}
+	return NULL;
+}
+
+/* Four threads insert and remove at once; none loses an address. */
+START_TEST(addrset_concurrent)
+{
+	pthread_t t[4];
+	struct worker w[4];
+
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ 0x100000000000ull * (uint64_t)(i + 1), 0 };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, churn, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_uint_eq(w[i].missing, 0);
+	}
+	ck_assert_uint_eq(addrset_count(&set), 0);
+}
+END_TEST
+
+static Suite *
+addrset_suite(void)
+{
+	Suite *s = suite_create("preload:addrset");
+	TCase *tc = tcase_create("set");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, addrset_insert_remove);
+	tcase_add_test(tc, addrset_same_bucket_not_member);
+	tcase_add_test(tc, addrset_full_bucket);
+	tcase_add_test(tc, addrset_spread);
+	tcase_add_test(tc, addrset_concurrent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(addrset_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
