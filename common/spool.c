@@ -79,6 +79,15 @@ w_bytes(struct writer *w, const void *data, uint32_t len)
 	w->pos += len;
 }
 
+/* async-signal-safe: a stack, depth then the PCs. */
+static void
+w_pcs(struct writer *w, const uint64_t *pcs, uint32_t depth)
+{
+	w_u32(w, depth);
+	for (uint32_t i = 0; i < depth; i++)
+		w_u64(w, pcs[i]);
+}
+
 static void
 w_str(struct writer *w, struct spool_str s)
 {
@@ -230,9 +239,7 @@ spool_put_sample(struct spool_buf *b, const struct spool_sample *s,
 	w_u16(&w, s->kind);
 	w_u16(&w, s->flags);
 	w_u64(&w, s->weight);
-	w_u32(&w, s->depth);
-	for (uint32_t i = 0; i < s->depth; i++)
-		w_u64(&w, pcs[i]);
+	w_pcs(&w, pcs, s->depth);
 	return rec_end(b, &w);
 }
 
@@ -296,9 +303,7 @@ spool_put_alloc(struct spool_buf *b, const struct spool_alloc *a,
 	w_u64(&w, a->address);
 	w_u64(&w, a->weight);
 	w_u32(&w, a->fn);
-	w_u32(&w, a->depth);
-	for (uint32_t i = 0; i < a->depth; i++)
-		w_u64(&w, pcs[i]);
+	w_pcs(&w, pcs, a->depth);
 	return rec_end(b, &w);
 }
 
