@@ -5,6 +5,7 @@
 #include "loader.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,26 @@ take_thread(struct load *l, const struct spool_thread *t)
 	}
 }
 
+/* Whether the samples of thread tid are wanted (--thread). The names are
+ * those of the first pass, so a name given after a sample still counts. */
+static bool
+thread_wanted(struct load *l, const struct loader_opts *o, uint32_t tid)
+{
+	if (!o->nthreads)
+		return true;
+	const struct profile_thread *t =
+		&l->prof->threads[profile_thread(l->prof, tid)];
+	for (size_t i = 0; i < o->nthreads; i++) {
+		char *end;
+		unsigned long v = strtoul(o->threads[i], &end, 10);
+		if (!*end && *o->threads[i] && v == tid)
+			return true;
+		if (t->name && fnmatch(o->threads[i], t->name, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
 static int
 first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
@@ -343,7 +364,8 @@ build_stack(struct load *l, const struct spool_sample *s)
 }
 
 static void
-second_pass(struct load *l, struct spool_cursor *c, size_t stop)
+second_pass(struct load *l, struct spool_cursor *c, size_t stop,
+	    const struct loader_opts *opts)
 {
 	struct spool_rec r;
 	struct spool_sample s;
@@ -351,7 +373,8 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop)
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
 		if (r.type != SPOOL_REC_SAMPLE || spool_get_sample(&r, &s) != 0 ||
-		    s.kind != SPOOL_SAMPLE_TIME)
+		    s.kind != SPOOL_SAMPLE_TIME ||
+		    (opts && !thread_wanted(l, opts, s.tid)))
 			continue;
 		size_t n = build_stack(l, &s);
 		/* A sample without a weight stands for one period. */
@@ -366,7 +389,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop)
  * their weights in bytes. An ALLOC's stack reads like a SAMPLE's. */
 static void
 second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
-		  const bool *selected)
+		  const bool *selected, const struct loader_opts *opts)
 {
 	struct spool_rec r;
 	struct spool_alloc a;
@@ -375,7 +398,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
 		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
-		    !selected[k++])
+		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)))
 			continue;
 		struct spool_sample s = {
 			.time_ns = a.time_ns, .tid = a.tid,
@@ -471,9 +494,9 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.res = resolver_new(&l.map, l.prof, opts ? &opts->resolve : NULL);
 	spool_cursor_init(&c, b.data, b.size);
 	if (selected)
-		second_pass_space(&l, &c, p1.stop, selected);
+		second_pass_space(&l, &c, p1.stop, selected, opts);
 	else
-		second_pass(&l, &c, p1.stop);
+		second_pass(&l, &c, p1.stop, opts);
 	resolver_finish(l.res);
 	profile_finish(l.prof);
 

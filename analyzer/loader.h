@@ -30,6 +30,10 @@ struct loader_opts {
 	struct resolve_opts resolve;
 	enum loader_kind kind;
 	enum profile_space_view space_view; /* for a space profile */
+	/* --thread: only samples of these threads (a tid, or a name or glob
+	 * matched against every name the thread had); none: all threads. */
+	const char *const *threads;
+	size_t nthreads;
 };
 
 /* Reads the spool at path into a new, finished profile the caller frees

@@ -22,6 +22,7 @@
 #include "hide.h"
 #include "loader.h"
 #include "profile.h"
+#include "report.h"
 #include "report_calls.h"
 #include "report_flat.h"
 #include "report_graph.h"
@@ -44,6 +45,7 @@ enum report_kind {
 	REPORT_GRAPH,
 	REPORT_OUTLINE,
 	REPORT_CALL_COUNTS,
+	REPORT_THREADS,
 };
 
 /* Options given that only some reports use, checked after parsing. */
@@ -66,6 +68,7 @@ struct options {
 	struct hide_rules hide;
 	struct loader_opts load;
 	const char *output; /* NULL: standard output */
+	const char *threads[64]; /* --thread, into load.threads */
 	const char *spool;
 };
 
@@ -95,6 +98,8 @@ enum {
 	OPT_INUSE,
 	OPT_PEAK,
 	OPT_CALL_COUNTS,
+	OPT_THREADS,
+	OPT_THREAD,
 };
 
 static const char usage_text[] =
@@ -110,6 +115,11 @@ static const char usage_text[] =
 	"      --json             the profile as JSON, every function\n"
 	"      --call-counts      exact counts of the calls to the malloc "
 	"family\n"
+	"      --threads          each thread: id, name, samples, seconds or "
+	"bytes\n"
+	"      --thread=ID|NAME   only the samples of this thread (a name may "
+	"be a\n"
+	"                         glob; repeatable) in every report\n"
 	"\n"
 	"Profiles (time, unless the spool has allocation samples only):\n"
 	"      --time             CPU time (Allegro's time profiler)\n"
@@ -211,6 +221,8 @@ static const struct option long_opts[] = {
 	{ "graph", no_argument, NULL, OPT_GRAPH },
 	{ "outline", no_argument, NULL, OPT_OUTLINE },
 	{ "call-counts", no_argument, NULL, OPT_CALL_COUNTS },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -330,6 +342,16 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		break;
 	case OPT_CALL_COUNTS:
 		o->report = REPORT_CALL_COUNTS;
+		break;
+	case OPT_THREADS:
+		o->report = REPORT_THREADS;
+		break;
+	case OPT_THREAD:
+		if (o->load.nthreads == sizeof(o->threads) / sizeof(o->threads[0]))
+			usage_error("--thread: at most %zu of them",
+				    sizeof(o->threads) / sizeof(o->threads[0]));
+		o->threads[o->load.nthreads++] = optarg;
+		o->load.threads = o->threads;
 		break;
 	case OPT_TIME:
 		o->load.kind = LOADER_KIND_TIME;
@@ -469,6 +491,9 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 	case REPORT_CALL_COUNTS:
 		report_calls_write(out, p);
 		break;
+	case REPORT_THREADS:
+		report_threads_write(out, p);
+		break;
 	}
 }
 
@@ -552,7 +577,8 @@ main(int argc, char **argv)
 	/* Every report reads the profile with hidden functions collapsed. */
 	/* (The call counts have no stacks to collapse, and the collapsed
 	 * copy leaves out their per-thread figures.) */
-	struct profile *shown = o.report == REPORT_CALL_COUNTS ?
+	struct profile *shown = o.report == REPORT_CALL_COUNTS ||
+					o.report == REPORT_THREADS ?
 					p : hide_apply(p, &o.hide);
 	int ret = write_report(&o, shown);
 	if (shown != p)

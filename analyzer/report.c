@@ -11,9 +11,11 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "spool.h"
+#include "xmalloc.h"
 
 double
 report_seconds(uint64_t weight)
@@ -285,4 +287,35 @@ report_unnamed_note(FILE *out, const struct profile *p)
 		(unsigned long long)h->unnamed_samples,
 		(unsigned long long)h->samples,
 		report_pct(h->unnamed_samples, h->samples));
+}
+
+static int
+cmp_thread_weight(const void *a, const void *b)
+{
+	const struct profile_thread *x = *(const struct profile_thread *const *)a;
+	const struct profile_thread *y = *(const struct profile_thread *const *)b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void
+report_threads_write(FILE *out, const struct profile *p)
+{
+	bool space = p->hdr.kind == PROFILE_KIND_SPACE;
+	const struct profile_thread **order =
+		xcalloc(p->nthreads ? p->nthreads : 1, sizeof(*order));
+	for (size_t i = 0; i < p->nthreads; i++)
+		order[i] = &p->threads[i];
+	qsort(order, p->nthreads, sizeof(*order), cmp_thread_weight);
+	fprintf(out, "%10s  %-16s %10s %12s\n", "thread", "name", "samples",
+		space ? "Kbytes" : "seconds");
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *t = order[i];
+		fprintf(out, "%10u  %-16s %10llu %12.3f\n", t->tid,
+			t->name ? t->name : "?", (unsigned long long)t->samples,
+			space ? (double)t->weight / 1024.0
+			      : report_seconds(t->weight));
+	}
+	free(order);
 }

@@ -59,4 +59,9 @@ report_elided_mark(const struct profile_func *f);
 void
 report_unnamed_note(FILE *out, const struct profile *p);
 
+/* The --threads listing: each thread's id, name, samples and seconds (or
+ * bytes, for a space profile), the heaviest first. */
+void
+report_threads_write(FILE *out, const struct profile *p);
+
 #endif

@@ -38,6 +38,22 @@ def test():
     # The 200 threads together do as much work as main.
     prof.check_shares(rep, {'churn_work': 0.5, 'main_work': 0.5},
                       label='churn')
+    # Every thread renamed itself (pthread_setname_np, prctl): --threads
+    # lists the new names, and --thread restricts the reports to one.
+    r, _ = prof.analyze(p.spool, args=('--threads',))
+    names = [line.split()[1] for line in r.stdout.splitlines()[1:]]
+    churners = [n for n in names if n.startswith('churn-') and n != 'churn-main']
+    print(f'--threads: {len(names)} threads, {len(churners)} named churn-N')
+    if 'churn-main' not in names or len(churners) != 200:
+        raise prof.Fail(f'--threads: names not recorded: {names[:10]}')
+    _, only = prof.analyze(p.spool, args=('--json', '--thread=churn-main'))
+    if prof.func(only, 'churn_work') or not prof.func(only, 'main_work'):
+        raise prof.Fail('--thread=churn-main still has other threads\' work')
+    _, some = prof.analyze(p.spool, args=('--json', '--thread=churn-1?'))
+    cw = prof.need_func(some, 'churn_work')['self_samples']
+    print(f'--thread=churn-1?: churn_work {cw} samples (10 threads)')
+    if prof.func(some, 'main_work') or not 0 < cw < rep['samples'] / 10:
+        raise prof.Fail(f'--thread=churn-1?: churn_work {cw} samples')
 
     p = prof.profile(blocking, opts=['-F', '10000'], expect_rc=None)
     print(f'blocking: exit {p.rc}, {p.stdout.strip()}')
