@@ -338,21 +338,29 @@ open_fd(struct elffile *f, const char *path, struct elffile_why *why)
 	return check_ident(ident, (size_t)n, f->size, why);
 }
 
+/* Takes the libelf handle of a file or an image and checks it; on failure
+ * says why and closes f. Returns 0 or -1. */
+static int
+check_opened(struct elffile *f, Elf *elf, struct elffile_why *why)
+{
+	f->elf = elf;
+	if (!f->elf)
+		elffile_why_set(why, ELFFILE_CORRUPT,
+				"corrupt ELF file (bad ELF header)");
+	if (!f->elf || check_elf(f, why) != 0) {
+		elffile_close(f);
+		return -1;
+	}
+	return 0;
+}
+
 int
 elffile_open(struct elffile *f, const char *path, struct elffile_why *why)
 {
 	elffile_init(f, why);
 	if (open_fd(f, path, why) != 0)
 		goto out_close;
-	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
-	if (!f->elf) {
-		elffile_why_set(why, ELFFILE_CORRUPT,
-				"corrupt ELF file (bad ELF header)");
-		goto out_close;
-	}
-	if (check_elf(f, why) != 0)
-		goto out_close;
-	return 0;
+	return check_opened(f, elf_begin(f->fd, ELF_C_READ, NULL), why);
 
 out_close:
 	elffile_close(f);
@@ -369,19 +377,7 @@ elffile_open_image(struct elffile *f, const void *data, size_t len,
 		return -1;
 	f->mem = xmalloc(len);
 	memcpy(f->mem, data, len);
-	f->elf = elf_memory(f->mem, len);
-	if (!f->elf) {
-		elffile_why_set(why, ELFFILE_CORRUPT,
-				"corrupt ELF file (bad ELF header)");
-		goto out_close;
-	}
-	if (check_elf(f, why) != 0)
-		goto out_close;
-	return 0;
-
-out_close:
-	elffile_close(f);
-	return -1;
+	return check_opened(f, elf_memory(f->mem, len), why);
 }
 
 void
