@@ -4,6 +4,8 @@
  */
 #include "control.h"
 
+#include "endings.h"
+
 #include "profrun.h"
 #include "state.h"
 #include "writer.h"
@@ -23,7 +25,7 @@ static _Atomic uint64_t taken;
 int
 control_sampling(void)
 {
-	return atomic_load_explicit(&pause_depth, memory_order_relaxed) <= 0 &&
+	return atomic_load_explicit(&pause_depth, memory_order_relaxed) == 0 &&
 	       !atomic_load_explicit(&toggled_off, memory_order_relaxed) &&
 	       !atomic_load_explicit(&timed_off, memory_order_relaxed) &&
 	       !atomic_load_explicit(&limit_reached, memory_order_relaxed);
@@ -61,7 +63,7 @@ control_init(void)
 		sa.sa_handler = toggle_handler;
 		sa.sa_flags = SA_RESTART;
 		sigemptyset(&sa.sa_mask);
-		if (sigaction(cfg->toggle_sig, &sa, NULL) < 0)
+		if (endings_real_sigaction(cfg->toggle_sig, &sa, NULL) < 0)
 			return -errno;
 	}
 	return 0;
@@ -91,7 +93,12 @@ profrun_start(void)
 {
 	if (!prof_state.initialised)
 		return -ENOSYS;
-	atomic_fetch_sub(&pause_depth, 1);
+	/* A start without a pause to end is ignored, so that a later stop
+	 * still pauses. */
+	int depth = atomic_load(&pause_depth);
+	while (depth > 0 &&
+	       !atomic_compare_exchange_weak(&pause_depth, &depth, depth - 1))
+		;
 	return 0;
 }
 

@@ -35,7 +35,25 @@ static const int fatal_signals[] = {
 static _Atomic unsigned long long ours;
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn real_sigaction;
+static _Atomic(sigaction_fn) real_sigaction;
+
+/* async-signal-safe once resolved; the first call (sampler_install, at
+ * start-up, outside any handler) resolves it. */
+int
+endings_real_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old)
+{
+	sigaction_fn real = atomic_load(&real_sigaction);
+	if (!real) {
+		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		atomic_store(&real_sigaction, real);
+	}
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(sig, act, old);
+}
 
 static int
 is_ours(int sig)
@@ -79,21 +97,18 @@ endings_install(void)
 	sigset_t cur;
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
 	sigprocmask(SIG_BLOCK, NULL, &cur);
-	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	if (!real_sigaction)
-		return;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		int sig = fatal_signals[i];
 		struct sigaction old, sa;
 		if (sig == prof_state.cfg.sig ||
-		    real_sigaction(sig, NULL, &old) < 0 ||
+		    endings_real_sigaction(sig, NULL, &old) < 0 ||
 		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = fatal_handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
 		sigfillset(&sa.sa_mask);
-		if (real_sigaction(sig, &sa, NULL) == 0)
+		if (endings_real_sigaction(sig, &sa, NULL) == 0)
 			atomic_fetch_or(&ours, 1ull << sig);
 	}
 }
@@ -104,20 +119,13 @@ endings_install(void)
 __attribute__((visibility("default"))) int
 sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	sigaction_fn real = real_sigaction;
-	if (!real)
-		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
 	if (sig == prof_state.cfg.sig && prof_state.initialised &&
 	    getpid() == prof_state.pid)
 		return sampler_sigaction(act, old);
 	if (!is_ours(sig))
-		return real(sig, act, old);
+		return endings_real_sigaction(sig, act, old);
 	struct sigaction prev;
-	int rc = real(sig, act, &prev);
+	int rc = endings_real_sigaction(sig, act, &prev);
 	if (rc == 0 && act)
 		atomic_fetch_and(&ours, ~(1ull << sig));
 	if (rc == 0 && old) {

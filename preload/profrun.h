@@ -19,8 +19,9 @@
 extern "C" {
 #endif
 
-/* Ends one pause (or the initial one of --start-paused). Returns 0, or
- * -ENOSYS when the program is not being profiled. */
+/* Ends one pause (or the initial one of --start-paused); with no pause to
+ * end it does nothing. Returns 0, or -ENOSYS when the program is not being
+ * profiled. */
 int
 profrun_start(void);
 

@@ -9,6 +9,7 @@
 #include "sampler.h"
 
 #include "control.h"
+#include "endings.h"
 #include "state.h"
 #include "threads.h"
 #include "timer.h"
@@ -68,7 +69,7 @@ pass_on(int sig, siginfo_t *si, void *uc)
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
+	endings_real_sigaction(sig, &dfl, NULL);
 	syscall(SYS_tgkill, getpid(), gettid(), sig);
 }
 
@@ -173,7 +174,7 @@ sampler_install(void)
 	sa.sa_sigaction = handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(prof_state.cfg.sig, &sa, &previous) < 0)
+	if (endings_real_sigaction(prof_state.cfg.sig, &sa, &previous) < 0)
 		return -errno;
 	return 0;
 }

@@ -42,6 +42,9 @@ def test():
         raise prof.Fail(f'under profrun the API says {p.stdout!r}')
     check_window(p.report, 'api --start-paused')
 
+    p = prof.profile(target, ['overstart'])
+    check_window(p.report, 'profrun_start() without a pause, then a stop')
+
     usr2 = int(signal.SIGUSR2)
     p = prof.profile(target, ['toggle', str(usr2)],
                      ['--start-paused', f'--toggle-signal={usr2}'])

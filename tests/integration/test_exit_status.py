@@ -16,6 +16,9 @@ CASES = [
     (['exit', '7'], 7),
     (['exit', '255'], 255),
     (['signal', str(int(signal.SIGTERM))], 128 + signal.SIGTERM),
+    # The sampling signal itself, sent by the program with the default
+    # disposition: it must die of it as without the profiler.
+    (['signal', str(int(signal.SIGPROF))], 128 + signal.SIGPROF),
     (['-w', '0.4', 'segv'], 128 + signal.SIGSEGV),
 ]
 

@@ -14,6 +14,9 @@
  *           raise(SIGNAL), outside_window_2()
  *           (run it with profrun --start-paused --toggle-signal=SIGNAL)
  *   plain   inside_window() only (for --max-samples, --delay, --duration)
+ *   overstart  profrun_start() twice with no pause to end, inside_window(),
+ *           then one profrun_stop() before outside_window(): the stop
+ *           must still pause
  * Prints "profiled" or "not profiled" (what profrun_flush() returned).
  */
 #include <errno.h>
@@ -78,11 +81,18 @@ main(int argc, char **argv)
 		raise(sig);
 		outside_window_2();
 		rc = 0;
+	} else if (strcmp(mode, "overstart") == 0) {
+		profrun_start();
+		rc = profrun_start();
+		inside_window();
+		profrun_stop();
+		outside_window();
 	} else if (strcmp(mode, "plain") == 0) {
 		inside_window();
 		rc = 0;
 	} else {
-		fprintf(stderr, "usage: control api | toggle SIGNAL | plain\n");
+		fprintf(stderr, "usage: control api | toggle SIGNAL | plain | "
+			"overstart\n");
 		return 2;
 	}
 	int flushed = profrun_flush();
