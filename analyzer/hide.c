@@ -87,7 +87,7 @@ hide_mask(const struct profile *p, const struct hide_rules *r,
 	size_t n = 0;
 
 	for (size_t m = 0; m < p->nmodules; m++)
-		mod_hidden[m] = module_hidden(r, p->modules[m]);
+		mod_hidden[m] = module_hidden(r, p->modules[m].path);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		const struct profile_func *f = &p->funcs[i];
 		if (f->flags & PROFILE_FUNC_PSEUDO)

@@ -16,11 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
+#include "export.h"
 #include "funcorder.h"
 #include "hide.h"
 #include "loader.h"
+#include "outfile.h"
 #include "profile.h"
 #include "report.h"
 #include "report_calls.h"
@@ -46,6 +49,7 @@ enum report_kind {
 	REPORT_OUTLINE,
 	REPORT_CALL_COUNTS,
 	REPORT_THREADS,
+	REPORT_EXPORT, /* --format */
 };
 
 /* Options given that only some reports use, checked after parsing. */
@@ -64,6 +68,7 @@ struct options {
 	double fractional_pct;
 	double hide_self_pct, hide_subs_pct;
 	enum funcorder order;
+	enum export_format format;
 	size_t root, max_indent;
 	struct hide_rules hide;
 	struct loader_opts load;
@@ -100,6 +105,7 @@ enum {
 	OPT_CALL_COUNTS,
 	OPT_THREADS,
 	OPT_THREAD,
+	OPT_FORMAT,
 };
 
 static const char usage_text[] =
@@ -117,6 +123,11 @@ static const char usage_text[] =
 	"family\n"
 	"      --threads          each thread: id, name, samples, seconds or "
 	"bytes\n"
+	"      --format=FORMAT    export in another tool's format: "
+	"lispworks, mlmon,\n"
+	"                         sympro, sympro-json, folded, callgrind, "
+	"dot, pprof,\n"
+	"                         json (see profanalyze(1))\n"
 	"      --thread=ID|NAME   only the samples of this thread (a name may "
 	"be a\n"
 	"                         glob; repeatable) in every report\n"
@@ -145,7 +156,8 @@ static const char usage_text[] =
 	"      --style=STYLE      graph layout: allegro (default) or racket\n"
 	"      --hide-self PCT    racket style: leave out functions below "
 	"PCT percent\n"
-	"                         self time (default 1.0) ...\n"
+	"                         self time (default 1.0) ... (also "
+	"--format=dot)\n"
 	"      --hide-subs PCT    ... whose caller and callee lines are all "
 	"below PCT\n"
 	"                         percent (default 2.0)\n"
@@ -171,8 +183,10 @@ static const char usage_text[] =
 	"(file.c:LINE)\n"
 	"      --debug-dir DIR    look for separate debug files under DIR\n"
 	"                         (default " DEBUG_ROOT ")\n"
-	"  -o, --output FILE      write the report to FILE instead of "
+	"  -o, -O, --output FILE  write the report to FILE instead of "
 	"standard output\n"
+	"                         (FILE is replaced only once it is "
+	"complete)\n"
 	"  -h, --help             show this help and exit\n"
 	"      --version          show the version and exit\n"
 	"\n"
@@ -223,6 +237,7 @@ static const struct option long_opts[] = {
 	{ "call-counts", no_argument, NULL, OPT_CALL_COUNTS },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -346,6 +361,12 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_THREADS:
 		o->report = REPORT_THREADS;
 		break;
+	case OPT_FORMAT:
+		if (export_parse(optarg, &o->format) < 0)
+			usage_error("--format: '%s' is none of %s", optarg,
+				    export_names());
+		o->report = REPORT_EXPORT;
+		break;
 	case OPT_THREAD:
 		if (o->load.nthreads == sizeof(o->threads) / sizeof(o->threads[0]))
 			usage_error("--thread: at most %zu of them",
@@ -380,6 +401,7 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		o->load.resolve.debug_root = optarg;
 		break;
 	case 'o':
+	case 'O':
 		o->output = optarg;
 		break;
 	case 'h':
@@ -405,9 +427,10 @@ check_applies(const struct options *o)
 	bool graph = o->report == REPORT_GRAPH;
 	if ((o->given & (GIVEN_ORDER | GIVEN_STYLE)) && !graph)
 		usage_error("--order and --style apply to --graph only");
-	if ((o->given & GIVEN_RACKET) && !(graph && o->racket))
+	bool dot = o->report == REPORT_EXPORT && o->format == EXPORT_DOT;
+	if ((o->given & GIVEN_RACKET) && !(graph && o->racket) && !dot)
 		usage_error("--hide-self and --hide-subs apply to --graph "
-			    "--style=racket only");
+			    "--style=racket and --format=dot only");
 	if ((o->given & GIVEN_FRACTION) && !(graph && !o->racket))
 		usage_error("--fractional-threshold applies to --graph "
 			    "(allegro style) only");
@@ -435,7 +458,7 @@ parse_args(struct options *o, int argc, char **argv)
 	o->load.resolve.debug_root = DEBUG_ROOT;
 	hide_rules_defaults(&o->hide);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":o:O:h", long_opts, NULL)) != -1)
 		take_option(o, c, optopt, argv);
 	check_applies(o);
 	/* A view asks for the space profile. */
@@ -469,13 +492,23 @@ write_graph(FILE *out, const struct options *o, const struct profile *p)
 	}
 }
 
-static void
+/* Writes the chosen report; returns 0, or -1 after an error line. */
+static int
 write_body(FILE *out, const struct options *o, const struct profile *p,
 	   const struct report_outline *outline)
 {
 	struct report_flat_opts fo = { .threshold_pct = o->threshold_pct };
+	struct export_opts eo = {
+		.name = o->spool,
+		.threshold_pct = o->threshold_pct,
+		.hide_self_pct = o->hide_self_pct,
+		.hide_subs_pct = o->hide_subs_pct,
+		.order = o->order,
+	};
 
 	switch (o->report) {
+	case REPORT_EXPORT:
+		return export_write(out, o->format, p, &eo);
 	case REPORT_JSON:
 		report_json_write(out, p);
 		break;
@@ -495,6 +528,7 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 		report_threads_write(out, p);
 		break;
 	}
+	return 0;
 }
 
 /* The outline is laid out before anything is written, so that a --root
@@ -528,31 +562,30 @@ prepare_outline(const struct options *o, const struct profile *p)
 static int
 write_report(const struct options *o, const struct profile *p)
 {
-	const char *name = o->output ? o->output : "standard output";
 	struct report_outline *outline = NULL;
-	FILE *out = stdout;
+	struct outfile out;
 
 	if (o->report == REPORT_OUTLINE &&
 	    !(outline = prepare_outline(o, p)))
 		return EXIT_USAGE;
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		diag_error("%s: %s", o->output, strerror(errno));
+	if (o->report == REPORT_EXPORT && export_binary(o->format) &&
+	    !o->output && isatty(STDOUT_FILENO)) {
+		diag_error("%s: --format=pprof is binary; not writing it to a "
+			   "terminal (use -O FILE)", o->spool);
+		report_outline_free(outline);
+		return EXIT_USAGE;
+	}
+	if (outfile_open(&out, o->output) < 0) {
 		report_outline_free(outline);
 		return 1;
 	}
-	write_body(out, o, p, outline);
+	int ret = write_body(out.fp, o, p, outline);
 	report_outline_free(outline);
-	int bad = fflush(out) != 0 || ferror(out);
-	int saved = errno;
-	if (out != stdout && fclose(out) != 0 && !bad) {
-		bad = 1;
-		saved = errno;
-	}
-	if (bad) {
-		diag_error("%s: write error: %s", name, strerror(saved));
+	if (ret < 0) {
+		outfile_abort(&out);
 		return 1;
 	}
-	return 0;
+	return outfile_commit(&out) < 0 ? 1 : 0;
 }
 
 int

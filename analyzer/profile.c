@@ -55,8 +55,10 @@ profile_free(struct profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nmodules; i++)
-		free(p->modules[i]);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		free(p->modules[i].path);
+		free(p->modules[i].build_id);
+	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		free(p->funcs[i].name);
 		free(p->funcs[i].label);
@@ -84,12 +86,27 @@ uint32_t
 profile_module(struct profile *p, const char *path)
 {
 	for (size_t i = 0; i < p->nmodules; i++)
-		if (strcmp(p->modules[i], path) == 0)
+		if (strcmp(p->modules[i].path, path) == 0)
 			return (uint32_t)i;
 	xgrow(&p->modules, &p->modules_cap, p->nmodules + 1,
 	      sizeof(*p->modules));
-	p->modules[p->nmodules] = xstrdup(path);
+	p->modules[p->nmodules] = (struct profile_module){
+		.path = xstrdup(path),
+	};
 	return (uint32_t)p->nmodules++;
+}
+
+void
+profile_module_set_build_id(struct profile *p, uint32_t module,
+			    const uint8_t *id, size_t len)
+{
+	struct profile_module *m = &p->modules[module];
+
+	if (m->build_id || !id || !len)
+		return;
+	m->build_id = xmalloc(len);
+	memcpy(m->build_id, id, len);
+	m->build_id_len = len;
 }
 
 uint32_t
@@ -555,7 +572,7 @@ const char *
 profile_func_module(const struct profile *p, uint32_t func)
 {
 	uint32_t m = p->funcs[func].module;
-	return m == PROFILE_NONE ? NULL : p->modules[m];
+	return m == PROFILE_NONE ? NULL : p->modules[m].path;
 }
 
 /* ---- hiding ---- */
@@ -568,8 +585,12 @@ copy_frame(const struct profile *src)
 	struct profile *d = profile_new(src->hdr.kind);
 	d->hdr = src->hdr;
 	d->hdr.exe = src->hdr.exe ? xstrdup(src->hdr.exe) : NULL;
-	for (size_t i = 0; i < src->nmodules; i++)
-		profile_module(d, src->modules[i]);
+	for (size_t i = 0; i < src->nmodules; i++) {
+		const struct profile_module *m = &src->modules[i];
+		uint32_t k = profile_module(d, m->path);
+		profile_module_set_build_id(d, k, m->build_id,
+					    m->build_id_len);
+	}
 	for (size_t i = 0; i < src->nfuncs; i++) {
 		const struct profile_func *f = &src->funcs[i];
 		uint32_t id = profile_add_func(d, f->module, f->name, f->addr,

@@ -183,9 +183,16 @@ struct profile_header {
 	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 
+/* A module (executable, shared library, vdso) some function lives in. */
+struct profile_module {
+	char *path;        /* as the spool names it ("" when unknown) */
+	uint8_t *build_id; /* NULL when the spool recorded none */
+	size_t build_id_len;
+};
+
 struct profile {
 	struct profile_header hdr;
-	char **modules;
+	struct profile_module *modules;
 	size_t nmodules, modules_cap;
 	struct profile_func *funcs;
 	size_t nfuncs, funcs_cap;
@@ -217,6 +224,11 @@ profile_free(struct profile *p);
 /* Index of the module with this path, added when new. path is copied. */
 uint32_t
 profile_module(struct profile *p, const char *path);
+
+/* Sets a module's build-id (copied) unless it has one already. */
+void
+profile_module_set_build_id(struct profile *p, uint32_t module,
+			    const uint8_t *id, size_t len);
 
 /* Adds a function (no interning: the caller knows what is the same
  * function). name is copied. Returns the function id. */

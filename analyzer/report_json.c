@@ -16,6 +16,7 @@
 #include "report_json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "json.h"
@@ -149,6 +150,9 @@ write_header(struct json *j, const struct profile *p)
 	json_key(j, "sampled_seconds");
 	json_double(j, report_seconds(h->weight), SECONDS_DECIMALS);
 common:
+	key_uint_or_null(j, "pid", pr, h->pid);
+	json_key(j, "exe");
+	json_string(j, h->exe);
 	json_key(j, "threads");
 	json_uint(j, report_threads(p));
 	json_key(j, "complete");
@@ -279,6 +283,59 @@ write_edges(struct json *j, const struct profile *p, const uint32_t *pos)
 }
 
 static void
+write_hex(struct json *j, const uint8_t *b, size_t n)
+{
+	char *hex = xmalloc(2 * n + 1);
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	json_string(j, hex);
+	free(hex);
+}
+
+/* The modules functions live in, with the build-ids the spool recorded. */
+static void
+write_modules(struct json *j, const struct profile *p)
+{
+	json_key(j, "modules");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct profile_module *m = &p->modules[i];
+		json_begin_object(j);
+		json_key(j, "path");
+		json_string(j, m->path);
+		json_key(j, "build_id");
+		if (m->build_id)
+			write_hex(j, m->build_id, m->build_id_len);
+		else
+			json_null(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+/* Each thread seen in the samples or records, in the order first seen. */
+static void
+write_thread_list(struct json *j, const struct profile *p)
+{
+	json_key(j, "thread_list");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *t = &p->threads[i];
+		json_begin_object(j);
+		json_key(j, "tid");
+		json_uint(j, t->tid);
+		json_key(j, "name");
+		json_string(j, t->name);
+		json_key(j, "samples");
+		json_uint(j, t->samples);
+		key_weight(j, p, "seconds", "bytes", (double)t->weight);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+static void
 write_tree(struct json *j, const struct profile *p, const uint32_t *pos)
 {
 	json_key(j, "tree");
@@ -327,6 +384,8 @@ report_json_write(FILE *out, const struct profile *p)
 	json_end_array(&j);
 	write_edges(&j, p, pos);
 	write_tree(&j, p, pos);
+	write_modules(&j, p);
+	write_thread_list(&j, p);
 	json_end_object(&j);
 	json_finish(&j);
 	free(pos);

@@ -212,6 +212,8 @@ open_file(struct resolver *r, uint32_t idx)
 	if (!mf->path[0] && (f->syms = load_exe_for_empty_path(r, mf, &o)))
 		f->path = r->prof->hdr.exe;
 	f->pmodule = profile_module(r->prof, f->path);
+	profile_module_set_build_id(r->prof, f->pmodule, mf->build_id,
+				    mf->build_id_len);
 	f->no_file = !mf->image && (f->path[0] == '\0' || f->path[0] == '[');
 	if (f->syms && r->opts.lines)
 		open_lines(r, f);

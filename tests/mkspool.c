@@ -55,7 +55,8 @@
  * BASENAME+0xOFFSET (a stripped or broken file), and the offset depends
  * on how the compiler laid out the fixture. SEDFILE receives one sed
  * command per named frame rewriting that form into BASENAME+NAME+OFF, so
- * expected reports can be written without knowing the layout.
+ * expected reports can be written without knowing the layout; and one
+ * rewriting each build-id read from a file into @BUILDID:BASENAME@.
  */
 #include "spool.h"
 
@@ -412,6 +413,21 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 	spool_put_process(b, &p);
 }
 
+/* Writes the sed command that turns a build-id read from file (a given
+ * one, literal, is left as it is) into @BUILDID:BASENAME@. */
+static void
+sed_build_id(const struct elf_info *info, const char *file, bool literal)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!g.sed || literal || !info->build_id_len)
+		return;
+	fputs("s/", g.sed);
+	for (uint32_t i = 0; i < info->build_id_len; i++)
+		fprintf(g.sed, "%02x", info->build_id[i]);
+	fprintf(g.sed, "/@BUILDID:%s@/g\n", slash ? slash + 1 : file);
+}
+
 static void
 do_module(struct spool_buf *b, const struct word *w, size_t n)
 {
@@ -447,6 +463,13 @@ do_module(struct spool_buf *b, const struct word *w, size_t n)
 		info.build_id_len = (uint32_t)parse_hex(bid->val, info.build_id,
 							 sizeof(info.build_id));
 	}
+	/* A build-id read from a file depends on the build: the expected
+	 * output names it @BUILDID:FILE@. */
+	if (!bid || strcmp(bid->val, "none") != 0)
+		sed_build_id(&info, bid && strncmp(bid->val, "of:", 3) == 0 ?
+					    bid->val + 3 : elf,
+			     bid && strncmp(bid->val, "of:", 3) != 0 &&
+				     strcmp(bid->val, "file") != 0);
 	struct spool_module_load ml = {
 		.time_ns = num_or(w, n, "time", 0),
 		.base = m->base,

@@ -1,0 +1,87 @@
+/*
+ * export: the profile written in the formats of other profilers and of
+ * the tools users already have (profanalyze --format=FORMAT).
+ *
+ * Every exporter reads the one profile model the text reports read (after
+ * hiding), and works for time profiles (weights in nanoseconds) and space
+ * profiles (weights in bytes) alike. Each format lives in its own
+ * export_FORMAT.c; this file only names them and dispatches.
+ */
+#ifndef PROFANALYZE_EXPORT_H
+#define PROFANALYZE_EXPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "funcorder.h"
+#include "profile.h"
+
+enum export_format {
+	EXPORT_LISPWORKS,  /* LispWorks profiler tree file */
+	EXPORT_MLMON,      /* MLton mlmon.out */
+	EXPORT_SYMPRO,     /* SymPro report_data.js */
+	EXPORT_SYMPRO_JSON, /* SymPro's bare message list */
+	EXPORT_FOLDED,     /* root;...;leaf COUNT (FlameGraph) */
+	EXPORT_CALLGRIND,  /* callgrind profile format (KCachegrind) */
+	EXPORT_DOT,        /* Graphviz, as Racket's graph renderer */
+	EXPORT_PPROF,      /* gzipped profile.proto */
+	EXPORT_JSON,       /* the whole model (report_json.h) */
+	EXPORT_FORMAT_MAX_,
+};
+
+struct export_opts {
+	/* A name for the profile where a format has one (the LispWorks
+	 * tree's name, SymPro's metadata): the spool's path. */
+	const char *name;
+	/* The text reports' thresholds, for the formats that hide as they
+	 * do (dot: Racket's hide-self and hide-subs). */
+	double threshold_pct;
+	double hide_self_pct;
+	double hide_subs_pct;
+	enum funcorder order;
+};
+
+/* The format named name ("lispworks", "pprof", ...); -1 when none is. */
+int
+export_parse(const char *name, enum export_format *fmt);
+
+/* The names of all formats, comma-separated, for messages. */
+const char *
+export_names(void);
+
+/* Whether the format is binary (not for a terminal). */
+bool
+export_binary(enum export_format fmt);
+
+/* Writes the finished profile p in fmt to out. Returns 0, or -1 after one
+ * error line naming what could not be exported (write errors are left in
+ * out's error flag for the caller). */
+int
+export_write(FILE *out, enum export_format fmt, const struct profile *p,
+	     const struct export_opts *opts);
+
+/* The exporters, one per file (export_FORMAT.c); same contract. */
+int
+export_lispworks_write(FILE *out, const struct profile *p,
+		       const struct export_opts *opts);
+int
+export_mlmon_write(FILE *out, const struct profile *p,
+		   const struct export_opts *opts);
+/* bare: the message list alone (sympro-json), else report_data.js. */
+int
+export_sympro_write(FILE *out, const struct profile *p,
+		    const struct export_opts *opts, bool bare);
+int
+export_folded_write(FILE *out, const struct profile *p,
+		    const struct export_opts *opts);
+int
+export_callgrind_write(FILE *out, const struct profile *p,
+		       const struct export_opts *opts);
+int
+export_dot_write(FILE *out, const struct profile *p,
+		 const struct export_opts *opts);
+int
+export_pprof_write(FILE *out, const struct profile *p,
+		   const struct export_opts *opts);
+
+#endif
