@@ -20,9 +20,11 @@
 
 #include "diag.h"
 #include "export.h"
+#include "family.h"
 #include "funcorder.h"
 #include "hide.h"
 #include "loader.h"
+#include "merge.h"
 #include "outfile.h"
 #include "profile.h"
 #include "report.h"
@@ -34,6 +36,7 @@
 #include "report_racket.h"
 #include "space.h"
 #include "srcline.h"
+#include "xmalloc.h"
 
 #ifndef PROFRUN_VERSION
 #define PROFRUN_VERSION "unknown"
@@ -50,6 +53,7 @@ enum report_kind {
 	REPORT_CALL_COUNTS,
 	REPORT_THREADS,
 	REPORT_EXPORT, /* --format */
+	REPORT_PROCESSES,
 };
 
 /* Options given that only some reports use, checked after parsing. */
@@ -74,7 +78,10 @@ struct options {
 	struct loader_opts load;
 	const char *output; /* NULL: standard output */
 	const char *threads[64]; /* --thread, into load.threads */
-	const char *spool;
+	const char *spool;    /* the first SPOOL operand */
+	char **spools;        /* all of them */
+	size_t nspools;
+	bool children;        /* --children */
 };
 
 enum {
@@ -106,11 +113,15 @@ enum {
 	OPT_THREADS,
 	OPT_THREAD,
 	OPT_FORMAT,
+	OPT_CHILDREN,
+	OPT_PROCESSES,
 };
 
 static const char usage_text[] =
-	"Usage: profanalyze [OPTION]... SPOOL\n"
-	"Print a report of the profile that profrun wrote to SPOOL.\n"
+	"Usage: profanalyze [OPTION]... SPOOL...\n"
+	"Print a report of the profile that profrun wrote to SPOOL (several "
+	"SPOOLs:\n"
+	"of all of them, merged).\n"
 	"\n"
 	"Reports (the last one given wins):\n"
 	"      --flat             flat profile: functions by self time "
@@ -128,6 +139,14 @@ static const char usage_text[] =
 	"                         sympro, sympro-json, folded, callgrind, "
 	"dot, pprof,\n"
 	"                         json (see profanalyze(1))\n"
+	"      --processes        the process tree under each SPOOL: pid, "
+	"parent,\n"
+	"                         samples, CPU seconds, ending, spool, "
+	"command line\n"
+	"      --children         merge the spools of the whole process tree "
+	"under\n"
+	"                         SPOOL (its forked and exec'd descendants' "
+	"SPOOL.PID)\n"
 	"      --thread=ID|NAME   only the samples of this thread (a name may "
 	"be a\n"
 	"                         glob; repeatable) in every report\n"
@@ -238,6 +257,8 @@ static const struct option long_opts[] = {
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "processes", no_argument, NULL, OPT_PROCESSES },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -367,6 +388,12 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 				    export_names());
 		o->report = REPORT_EXPORT;
 		break;
+	case OPT_CHILDREN:
+		o->children = true;
+		break;
+	case OPT_PROCESSES:
+		o->report = REPORT_PROCESSES;
+		break;
 	case OPT_THREAD:
 		if (o->load.nthreads == sizeof(o->threads) / sizeof(o->threads[0]))
 			usage_error("--thread: at most %zu of them",
@@ -466,10 +493,9 @@ parse_args(struct options *o, int argc, char **argv)
 		o->load.kind = LOADER_KIND_SPACE;
 	if (optind == argc)
 		usage_error("missing SPOOL operand");
-	if (argc - optind > 1)
-		usage_error("only one SPOOL can be analyzed at a time (got %d)",
-			    argc - optind);
 	o->spool = argv[optind];
+	o->spools = argv + optind;
+	o->nspools = (size_t)(argc - optind);
 }
 
 static void
@@ -527,6 +553,8 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 	case REPORT_THREADS:
 		report_threads_write(out, p);
 		break;
+	case REPORT_PROCESSES:
+		break; /* (main writes it: it needs no profile) */
 	}
 	return 0;
 }
@@ -588,13 +616,111 @@ write_report(const struct options *o, const struct profile *p)
 	return outfile_commit(&out) < 0 ? 1 : 0;
 }
 
+/* --processes: the tree under each SPOOL. */
+static int
+write_processes(const struct options *o)
+{
+	struct outfile out;
+	int ret = 0;
+
+	if (outfile_open(&out, o->output) < 0)
+		return 1;
+	for (size_t i = 0; i < o->nspools; i++) {
+		struct family f;
+		if (family_read(&f, o->spools[i], true) < 0) {
+			ret = 1;
+			break;
+		}
+		if (i)
+			fputc('\n', out.fp);
+		family_write(out.fp, &f);
+		family_free(&f);
+	}
+	if (ret) {
+		outfile_abort(&out);
+		return ret;
+	}
+	return outfile_commit(&out) < 0 ? 1 : 0;
+}
+
+/* The spools to read: the operands, each with its descendants' under
+ * --children. Returns a new array of borrowed or family-owned paths;
+ * NULL after an error line. */
+static char **
+spool_paths(const struct options *o, struct family *fams, size_t *n)
+{
+	char **paths = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < o->nspools; i++) {
+		if (!o->children) {
+			xgrow(&paths, &cap, *n + 1, sizeof(*paths));
+			paths[(*n)++] = o->spools[i];
+			continue;
+		}
+		if (family_read(&fams[i], o->spools[i], true) < 0) {
+			free(paths);
+			return NULL;
+		}
+		for (size_t k = 0; k < fams[i].n; k++) {
+			xgrow(&paths, &cap, *n + 1, sizeof(*paths));
+			paths[(*n)++] = fams[i].procs[k].path;
+		}
+	}
+	return paths;
+}
+
+/* The profile of all the spools: one read, or several merged. All are
+ * read as the first one is (time or space). NULL after an error line. */
+static struct profile *
+load_all(struct options *o)
+{
+	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
+	size_t n;
+	char **paths = spool_paths(o, fams, &n);
+	struct profile **ps = xcalloc(n ? n : 1, sizeof(*ps));
+	struct profile *p = NULL;
+	size_t got = 0;
+
+	for (; paths && got < n; got++) {
+		if (!(ps[got] = loader_read(paths[got], &o->load)))
+			break;
+		if (got == 0 && o->load.kind == LOADER_KIND_AUTO)
+			o->load.kind = ps[0]->hdr.kind == PROFILE_KIND_SPACE ?
+					       LOADER_KIND_SPACE :
+					       LOADER_KIND_TIME;
+	}
+	if (paths && got == n) {
+		if (n == 1) {
+			p = ps[0];
+			ps[0] = NULL;
+		} else {
+			p = merge_profiles(ps, n);
+		}
+		p->hdr.spools = (uint32_t)n;
+	}
+	for (size_t i = 0; i < got; i++)
+		profile_free(ps[i]);
+	for (size_t i = 0; i < o->nspools; i++)
+		family_free(&fams[i]);
+	free(ps);
+	free(paths);
+	free(fams);
+	return p;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct options o;
 
 	parse_args(&o, argc, argv);
-	struct profile *p = loader_read(o.spool, &o.load);
+	if (o.report == REPORT_PROCESSES) {
+		hide_rules_free(&o.hide);
+		return write_processes(&o);
+	}
+	struct profile *p = load_all(&o);
 	if (!p) {
 		hide_rules_free(&o.hide);
 		return EXIT_FAILURE;

@@ -180,6 +180,8 @@ struct profile_header {
 	uint32_t process_flags;   /* PROCESS.flags: SPOOL_PROCESS_* */
 	uint32_t end_reason;      /* FOOTER.end_reason: enum spool_end */
 	uint32_t end_signal;      /* FOOTER.end_signal */
+	uint32_t spools;          /* spools (process images) merged, 1 or
+				   * more (0: not set by a loader) */
 	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 

@@ -127,7 +127,8 @@ source_line(FILE *out, const struct profile *p)
 	if (h->complete && h->end_reason == SPOOL_END_SIGNAL)
 		fprintf(out, "The program was killed by signal %u (%s).\n",
 			h->end_signal, strsignal((int)h->end_signal));
-	else if (h->complete && h->end_reason == SPOOL_END_EXEC)
+	else if (h->complete && h->end_reason == SPOOL_END_EXEC &&
+		 h->spools <= 1)
 		fputs("The program replaced itself with another (exec); its "
 		      "spool is FILE.PID or FILE.PID.N.\n", out);
 }
@@ -239,6 +240,16 @@ space_source_line(FILE *out, const struct profile *p)
 		(unsigned long long)threads, threads == 1 ? "" : "s");
 }
 
+/* A profile of several process images says so; the figures above and
+ * below are sums over all of them. */
+static void
+merged_line(FILE *out, const struct profile *p)
+{
+	if (p->hdr.spools > 1)
+		fprintf(out, "Merged from %u spools (process images); counts "
+			"and times are their sums.\n", p->hdr.spools);
+}
+
 static void
 space_header(FILE *out, const struct profile *p)
 {
@@ -249,6 +260,7 @@ space_header(FILE *out, const struct profile *p)
 	space_view_line(out, p);
 	space_error_line(out, s);
 	space_source_line(out, p);
+	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
@@ -265,6 +277,7 @@ report_header(FILE *out, const struct profile *p)
 		"time profiler.\n\n", (unsigned long long)p->hdr.samples);
 	represents_line(out, p);
 	source_line(out, p);
+	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);

@@ -151,6 +151,8 @@ write_header(struct json *j, const struct profile *p)
 	json_double(j, report_seconds(h->weight), SECONDS_DECIMALS);
 common:
 	key_uint_or_null(j, "pid", pr, h->pid);
+	json_key(j, "spools");
+	json_uint(j, h->spools ? h->spools : 1);
 	json_key(j, "exe");
 	json_string(j, h->exe);
 	json_key(j, "threads");
