@@ -186,6 +186,10 @@ count_sample(struct profile *p, const uint32_t *funcs, size_t n,
 		h->truncated_stacks++;
 	if (flags & SPOOL_SAMPLE_UNWIND_ERR)
 		h->unwind_errors++;
+	if (flags & SPOOL_SAMPLE_OFF_CPU) {
+		h->offcpu_samples++;
+		h->offcpu_weight += weight;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (p->funcs[funcs[i]].flags & PROFILE_FUNC_UNNAMED) {
 			h->unnamed_samples++;

@@ -173,6 +173,8 @@ struct profile_header {
 	/* Counted while samples are added: */
 	uint64_t samples;
 	uint64_t weight;       /* sum of all sample weights */
+	uint64_t offcpu_samples; /* wall clock: records of blocked time */
+	uint64_t offcpu_weight;  /* and their weight */
 	uint64_t truncated_stacks;
 	uint64_t unwind_errors;
 	uint64_t unnamed_samples; /* samples with at least one unnamed frame */

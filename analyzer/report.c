@@ -91,6 +91,17 @@ represents_line(FILE *out, const struct profile *p)
 
 	snprintf(sampled, sizeof(sampled), "%.1f", report_seconds(h->weight));
 	snprintf(total, sizeof(total), "%.1f", report_seconds(h->cpu_ns));
+	if (h->clock == SPOOL_CLOCK_WALL) {
+		/* Running (sampled on its CPU time) and blocked (sampled by the
+		 * poller) add up to the threads' wall time, less the time they
+		 * waited for a CPU. */
+		fprintf(out, "Sample represents %s seconds of the threads' "
+			"wall-clock time: %.1f running (%s), %.1f blocked.\n\n",
+			sampled, report_seconds(h->weight - h->offcpu_weight),
+			user_only ? "user mode" : "user+system",
+			report_seconds(h->offcpu_weight));
+		return;
+	}
 	fprintf(out, "Sample represents %s seconds of %s", sampled, what);
 	/* As in Allegro, the total is left out when it says nothing new. */
 	if (h->complete && (strcmp(sampled, total) != 0 || user_only))
@@ -114,7 +125,13 @@ source_line(FILE *out, const struct profile *p)
 		fprintf(out, "Time source: %s", timer_description(h->timer));
 		if (h->requested_hz)
 			fprintf(out, ", %u Hz requested", h->requested_hz);
-		if (h->complete && h->cpu_ns)
+		if (h->clock == SPOOL_CLOCK_WALL)
+			fprintf(out, "; wall clock: %llu samples of running "
+				"threads, %llu records of blocked time",
+				(unsigned long long)(h->samples -
+						     h->offcpu_samples),
+				(unsigned long long)h->offcpu_samples);
+		else if (h->complete && h->cpu_ns)
 			fprintf(out, ", %.0f Hz delivered",
 				(double)h->samples / report_seconds(h->cpu_ns));
 		else if (h->period_ns)

@@ -149,6 +149,8 @@ write_header(struct json *j, const struct profile *p)
 		json_null(j);
 	json_key(j, "sampled_seconds");
 	json_double(j, report_seconds(h->weight), SECONDS_DECIMALS);
+	json_key(j, "blocked_seconds");
+	json_double(j, report_seconds(h->offcpu_weight), SECONDS_DECIMALS);
 common:
 	key_uint_or_null(j, "pid", pr, h->pid);
 	json_key(j, "spools");

@@ -66,6 +66,8 @@ enum spool_sample_kind {
 /* SAMPLE.flags */
 #define SPOOL_SAMPLE_TRUNCATED 0x1u  /* stack deeper than the maximum depth */
 #define SPOOL_SAMPLE_UNWIND_ERR 0x2u /* unwinding stopped on an error */
+#define SPOOL_SAMPLE_OFF_CPU 0x4u    /* wall clock: the thread was blocked
+				      * for weight ns at this stack */
 
 /* THREAD.event */
 enum spool_thread_event {
@@ -162,7 +164,8 @@ struct spool_sample {
 	uint32_t tid;
 	uint16_t kind;    /* enum spool_sample_kind */
 	uint16_t flags;   /* SPOOL_SAMPLE_* */
-	uint64_t weight;  /* nanoseconds of CPU time this sample stands for */
+	uint64_t weight;  /* nanoseconds of CPU time this sample stands for
+			   * (of wall time when SPOOL_SAMPLE_OFF_CPU) */
 	uint32_t depth;
 	/* pcs[0] is the interrupted PC, pcs[i > 0] are return addresses. */
 	const uint8_t *pcs_raw;

@@ -19,6 +19,7 @@
 #include "endings.h"
 #include "log.h"
 #include "modules.h"
+#include "offcpu.h"
 #include "sampler.h"
 #include "state.h"
 #include "threads.h"
@@ -74,7 +75,8 @@ start(void)
 	}
 	modules_sync();
 	if ((rc = control_init()) < 0 || (rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
-	    (rc = timer_process_start()) < 0 || (rc = writer_start()) < 0) {
+	    (rc = timer_process_start()) < 0 || (rc = writer_start()) < 0 ||
+	    (rc = offcpu_start()) < 0) {
 		log_msg("cannot start sampling (%s); profiling disabled",
 			strerror(-rc));
 		return rc;
@@ -98,6 +100,7 @@ prefork(void)
 	paused_for_fork = atomic_exchange(&prof_state.enabled, 0);
 	threads_quiesce();
 	modules_prefork();
+	offcpu_prefork();
 	writer_prefork();
 }
 
@@ -108,6 +111,7 @@ postfork_parent(void)
 		return;
 	forking = 0;
 	writer_postfork_parent();
+	offcpu_postfork_parent();
 	modules_postfork_parent();
 	atomic_store(&prof_state.enabled, paused_for_fork);
 }
@@ -121,6 +125,7 @@ postfork_child(void)
 		return;
 	forking = 0;
 	writer_postfork_child();
+	offcpu_postfork_child();
 	modules_postfork_child();
 	struct thread_slot *t = threads_postfork_child();
 	alloc_postfork_child(t);
@@ -142,7 +147,7 @@ postfork_child(void)
 	}
 	modules_emit_all();
 	if (timer_thread_start(t) < 0 || timer_process_start() < 0 ||
-	    writer_start() < 0) {
+	    writer_start() < 0 || offcpu_start() < 0) {
 		prof_disable("cannot start sampling in a child process");
 		return;
 	}
@@ -164,6 +169,7 @@ exec_begin(void)
 		timer_thread_stop(t);
 	timer_process_stop();
 	alloc_finish();
+	offcpu_stop();
 	writer_finish(SPOOL_END_EXEC, 0);
 	sampler_discard_pending();
 	return 1;
@@ -181,6 +187,7 @@ exec_failed(int began)
 		timer_thread_start(t);
 	timer_process_start();
 	writer_resume();
+	offcpu_start();
 	errno = saved_errno;
 }
 
@@ -306,6 +313,7 @@ finish_image(uint32_t end_reason)
 	threads_stop_all_timers();
 	threads_quiesce();
 	alloc_finish();
+	offcpu_stop();
 	writer_finish(end_reason, 0);
 }
 

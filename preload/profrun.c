@@ -40,6 +40,7 @@ struct options {
 	const char *output;
 	unsigned hz;
 	int timer;
+	int wall;                /* --clock=wall */
 	int quiet;
 	int follow;
 	int sig;
@@ -66,6 +67,9 @@ usage(FILE *f)
 		"  -F, --frequency=HZ     CPU-time samples per second per thread\n"
 		"                         (default 1000, 1 to 100000)\n"
 		"      --timer=SOURCE     auto (default), perf, posix or itimer\n"
+		"      --clock=CLOCK      cpu (default): CPU time; wall: wall-clock\n"
+		"                         time, also while threads are blocked\n"
+		"                         (sleeping, waiting for locks or I/O)\n"
 		"      --no-follow        profile only PROGRAM's own process, not the\n"
 		"                         processes it forks or the programs it runs\n"
 		"                         (by default each writes FILE.PID)\n"
@@ -172,11 +176,13 @@ parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
 	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
-	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL };
+	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL,
+	       OPT_CLOCK };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "timer", required_argument, NULL, OPT_TIMER },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
 		{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -217,6 +223,11 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TIMER:
 			o->timer = parse_timer_name(optarg);
+			break;
+		case OPT_CLOCK:
+			if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "wall") != 0)
+				die_usage("--clock=%s: expected cpu or wall", optarg);
+			o->wall = optarg[0] == 'w';
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -274,6 +285,8 @@ parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind >= argc)
 		die_usage("no PROGRAM to run");
+	if (o->wall && !o->time)
+		die_usage("--clock=wall samples time; it cannot go with --no-time");
 	if (o->toggle_sig && o->toggle_sig == o->sig)
 		die_usage("--toggle-signal: the sampling signal cannot also toggle it");
 	return optind;
@@ -441,6 +454,7 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	setenv("PROF_HZ", buf, 1);
 	static const char *const timer_env[] = { "auto", "perf", "posix", "itimer" };
 	setenv("PROF_TIMER", timer_env[o->timer], 1);
+	setenv("PROF_CLOCK", o->wall ? "wall" : "cpu", 1);
 	snprintf(buf, sizeof(buf), "%d", (int)getpid());
 	setenv("PROF_PID", buf, 1);
 	setenv("PROF_FOLLOW", o->follow ? "1" : "0", 1);

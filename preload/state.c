@@ -90,6 +90,21 @@ parse_timer(int *out)
 	return -EINVAL;
 }
 
+static int
+parse_clock(int *out)
+{
+	const char *s = getenv("PROF_CLOCK");
+	*out = SPOOL_CLOCK_CPU;
+	if (!s || !*s || strcmp(s, "cpu") == 0)
+		return 0;
+	if (strcmp(s, "wall") == 0) {
+		*out = SPOOL_CLOCK_WALL;
+		return 0;
+	}
+	log_msg("PROF_CLOCK=%s: expected cpu or wall; profiling disabled", s);
+	return -EINVAL;
+}
+
 int
 prof_config_from_env(struct prof_config *cfg)
 {
@@ -126,7 +141,7 @@ prof_config_from_env(struct prof_config *cfg)
 	if (parse_uint("PROF_HZ", 1, PROF_MAX_HZ, &cfg->hz) ||
 	    parse_uint("PROF_MAX_DEPTH", 1, SPOOL_MAX_DEPTH, &cfg->max_depth) ||
 	    parse_uint("PROF_SIGNAL", 1, (unsigned)SIGRTMAX, &sig) ||
-	    parse_timer(&cfg->timer_request))
+	    parse_timer(&cfg->timer_request) || parse_clock(&cfg->clock))
 		return -EINVAL;
 	cfg->sig = (int)sig;
 	unsigned paused = 0, toggle = 0;

@@ -28,6 +28,7 @@ struct prof_config {
 	int follow;                /* profile children and exec'd images */
 	unsigned hz;
 	int timer_request; /* enum spool_timer, SPOOL_TIMER_NONE for auto */
+	int clock;         /* PROF_CLOCK: enum spool_clock (offcpu.h) */
 	unsigned max_depth;
 	int sig;
 	int start_paused;      /* PROF_START_PAUSED: wait for profrun_start() */

@@ -191,9 +191,14 @@ threads_release(struct thread_slot *t)
 	atomic_store(&t->state, THREAD_FREE);
 }
 
+_Atomic uint32_t threads_walker_seq;
+
 void
 threads_quiesce(void)
 {
+	uint32_t s0 = atomic_load(&threads_walker_seq);
+	while ((s0 & 1) && atomic_load(&threads_walker_seq) == s0)
+		sched_yield();
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
 		uint32_t s = atomic_load(&slots[i].handler_seq);

@@ -99,7 +99,13 @@ threads_slot(uint32_t i);
 void
 threads_release(struct thread_slot *t);
 
-/* Waits until no sampling handler that is running now still runs. */
+/* Odd while a thread of the profiler's own (offcpu.c) walks another
+ * thread's stack outside any handler; threads_quiesce() waits for it as
+ * for a handler. */
+extern _Atomic uint32_t threads_walker_seq;
+
+/* Waits until no sampling handler (nor stack walker) that is running now
+ * still runs. */
 void
 threads_quiesce(void);
 

@@ -35,6 +35,10 @@ struct unwind_arg {
 	const ucontext_t *uc;
 	const struct thread_slot *t;
 	int slow_reads_left;
+	/* A copy of another thread's stack from snap_lo on (unwind_blocked),
+	 * read in place of the stack itself. */
+	const uint8_t *snap;
+	uint64_t snap_lo, snap_len;
 };
 
 static unw_addr_space_t addr_space;
@@ -88,6 +92,10 @@ read_word(struct unwind_arg *a, unw_word_t addr, unw_word_t *val)
 	const struct thread_slot *t = a->t;
 	if (addr & 7)
 		return -UNW_EINVAL;
+	if (a->snap && addr >= a->snap_lo && addr + 8 <= a->snap_lo + a->snap_len) {
+		memcpy(val, a->snap + (addr - a->snap_lo), sizeof(*val));
+		return 0;
+	}
 	if ((t && addr >= t->stack_lo && addr + 8 <= t->stack_hi) ||
 	    modules_readable(addr, 8)) {
 		*val = *(const unw_word_t *)addr;
@@ -185,19 +193,45 @@ unwind_init(void)
 	return 0;
 }
 
+static uint32_t
+walk(struct unwind_arg *arg, uint64_t *pcs, uint32_t max, uint16_t *flags);
+
 /* async-signal-safe */
 uint32_t
 unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	     uint64_t *pcs, uint32_t max, uint16_t *flags)
 {
-	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS };
+	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS, NULL, 0, 0 };
+	return walk(&arg, pcs, max, flags);
+}
+
+uint32_t
+unwind_blocked(uint64_t pc, uint64_t sp, const uint8_t *stack, uint64_t len,
+	       uint64_t *pcs, uint32_t max, uint16_t *flags)
+{
+	ucontext_t uc;
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	/* No thread slot: the stack is read from the copy, or through the
+	 * kernel beyond it, since the thread may wake, exit and have its
+	 * stack unmapped meanwhile. */
+	struct unwind_arg arg = { &uc, NULL, UNWIND_SLOW_READS, stack, sp, len };
+	return walk(&arg, pcs, max, flags);
+}
+
+/* async-signal-safe */
+static uint32_t
+walk(struct unwind_arg *arg, uint64_t *pcs, uint32_t max, uint16_t *flags)
+{
+	const ucontext_t *uc = arg->uc;
 	unw_cursor_t cursor;
 	unw_word_t ip;
 	uint32_t n = 0;
 	*flags = 0;
 	pcs[n++] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	active++;
-	if (unw_init_remote(&cursor, addr_space, &arg) < 0) {
+	if (unw_init_remote(&cursor, addr_space, arg) < 0) {
 		*flags |= SPOOL_SAMPLE_UNWIND_ERR;
 		active--;
 		return n;

@@ -30,6 +30,17 @@ uint32_t
 unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	     uint64_t *pcs, uint32_t max, uint16_t *flags);
 
+/* Walks the stack of another thread of the process, blocked in a system
+ * call at pc with stack pointer sp (as /proc/self/task/TID/syscall tells),
+ * from stack, a copy of len bytes of it taken from sp up while the thread
+ * was still; beyond the copy through process_vm_readv. The other
+ * registers are unknown (0): a frame whose CFA rule needs one ends the
+ * walk with SPOOL_SAMPLE_UNWIND_ERR. The caller must hold off module
+ * unloading the way a handler does (offcpu.c). */
+uint32_t
+unwind_blocked(uint64_t pc, uint64_t sp, const uint8_t *stack, uint64_t len,
+	       uint64_t *pcs, uint32_t max, uint16_t *flags);
+
 /* Whether the calling thread is inside unwind_stack(). libunwind blocks
  * every signal around its cache lock, two sigprocmask calls per frame;
  * the sigprocmask wrappers (endings.c) make those calls no-ops, since

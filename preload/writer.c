@@ -166,7 +166,7 @@ write_process(void)
 		.pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
 		.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
 		.start_mono_ns = prof_state.start_mono_ns,
-		.timer = (uint32_t)prof_state.timer, .clock = SPOOL_CLOCK_CPU,
+		.timer = (uint32_t)prof_state.timer, .clock = (uint32_t)prof_state.cfg.clock,
 		/* --no-time: no period, no rate. */
 		.period_ns = prof_state.cfg.time ? prof_state.period_ns : 0,
 		.requested_hz = prof_state.cfg.time ? prof_state.cfg.hz : 0,

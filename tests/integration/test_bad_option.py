@@ -14,6 +14,8 @@ CASES = [
     ['-F', 'abc'],
     ['-F', '-5'],
     ['--timer=no-such-timer'],
+    ['--clock=sundial'],
+    ['--clock=wall', '--no-time'],
     ['-o'],
 ]
 
