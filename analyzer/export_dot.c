@@ -1,14 +1,209 @@
-/* export_dot: PLACEHOLDER, being written (see export.h). */
+/*
+ * export_dot: the call graph as a Graphviz digraph, as the Racket
+ * profiler's graph renderer (profile/render-graphviz) draws it.
+ *
+ * One node per function that the Racket text report (report_racket.c)
+ * shows, numbered in the same order (node1, node2, ...), labelled with the
+ * function's label and its self and total shares (and weights: ms of a
+ * time profile, Kbytes of a space one). Nodes are filled from white to
+ * red by self weight relative to the heaviest shown node, as Racket's
+ * "1,S,1" HSV colours are. An edge caller -> callee joins two shown
+ * functions that some stack has in that order; it is labelled with the
+ * share of all weight whose stacks hold that call (each sample once,
+ * profile.h's edge weight), and goes from thin and grey to thick and red
+ * with that weight relative to the heaviest edge drawn. Edges from the
+ * root of all stacks are not drawn.
+ *
+ * Hiding follows the Racket text report (--hide-self, --hide-subs): a
+ * function is left out when its self share is below hide_self_pct and
+ * every line that would name it in the text report, as a caller or a
+ * callee of another function, is below hide_subs_pct of that function's
+ * total; so the graph shows the functions the text report lists. Unlike
+ * that report the graph takes space profiles too: the rule reads only
+ * weights.
+ */
 #include "export.h"
 
-#include "diag.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "report_racket.h"
+#include "xmalloc.h"
+
+struct dot {
+	FILE *out;
+	const struct profile *p;
+	const struct export_opts *o;
+	uint32_t *ids;   /* shown functions, in order */
+	size_t n;
+	uint32_t *index; /* per function: its node number, 0 when hidden */
+	size_t nseen;    /* functions before hiding */
+};
+
+static void
+number_nodes(struct dot *d)
+{
+	size_t k = 0;
+	d->nseen = d->n;
+	for (size_t i = 0; i < d->n; i++) {
+		if (report_racket_hidden(d->p, d->ids[i], d->o->hide_self_pct,
+					 d->o->hide_subs_pct))
+			continue;
+		d->ids[k++] = d->ids[i];
+		d->index[d->ids[i]] = (uint32_t)k;
+	}
+	d->n = k;
+}
+
+/* s inside a dot string: quotes and backslashes escaped (a backslash
+ * would start one of Graphviz's label escapes, \n \l \N ...), control
+ * characters as blanks, and '&' and bytes that are not UTF-8 as HTML
+ * entities, which Graphviz decodes in every string (the bytes as
+ * Latin-1). */
+static void
+put_escaped(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len;
+
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', out);
+			fputc(*s++, out);
+		} else if (*s == '&') {
+			fputs("&amp;", out);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fputc(' ', out);
+			s++;
+		} else if (*s < 0x80) {
+			fputc(*s++, out);
+		} else if ((len = json_utf8_decode(s, 4, NULL)) > 1) {
+			/* (4: the string's NUL ends a sequence cut short.) */
+			fwrite(s, 1, len, out);
+			s += len;
+		} else {
+			fprintf(out, "&#%u;", *s++);
+		}
+	}
+}
+
+/* A weight as the label says it: ms, or Kbytes for a space profile. */
+static void
+put_weight(const struct dot *d, uint64_t w)
+{
+	if (d->p->hdr.kind == PROFILE_KIND_SPACE)
+		fprintf(d->out, "%.1f KB", (double)w / 1024.0);
+	else
+		fprintf(d->out, "%.0f ms", (double)w / 1e6);
+}
+
+static void
+graph_label(const struct dot *d)
+{
+	const struct profile_header *h = &d->p->hdr;
+	char a[32], b[32];
+
+	fputs("\tgraph [label=\"", d->out);
+	put_escaped(d->out, d->o->name ? d->o->name : "");
+	if (h->kind == PROFILE_KIND_SPACE) {
+		fprintf(d->out, "\\n%llu sampled allocation%s, ",
+			(unsigned long long)h->samples,
+			h->samples == 1 ? "" : "s");
+		put_weight(d, h->weight);
+		fputs(h->space.view == PROFILE_SPACE_INUSE ? " never freed"
+		      : h->space.view == PROFILE_SPACE_PEAK ? " live at the peak"
+							 : " allocated",
+		      d->out);
+	} else {
+		fprintf(d->out, "\\n%llu sample%s, ",
+			(unsigned long long)h->samples,
+			h->samples == 1 ? "" : "s");
+		put_weight(d, h->weight);
+		fputs(h->clock == SPOOL_CLOCK_WALL ? " of elapsed time"
+						   : " of CPU time", d->out);
+	}
+	if (d->nseen > d->n)
+		fprintf(d->out, "\\nhiding functions with self<%s%% and "
+			"local<%s%%: %zu of %zu hidden",
+			report_fmt_pct(a, sizeof(a), d->o->hide_self_pct, 6),
+			report_fmt_pct(b, sizeof(b), d->o->hide_subs_pct, 6),
+			d->nseen - d->n, d->nseen);
+	fputs("\", labelloc=t];\n", d->out);
+}
+
+static void
+node(const struct dot *d, uint32_t f, uint64_t max_self)
+{
+	const struct profile *p = d->p;
+	const struct profile_func *fn = &p->funcs[f];
+	FILE *out = d->out;
+	double sat = max_self ? (double)fn->self / (double)max_self : 0.0;
+
+	fprintf(out, "\tnode%u [label=\"", d->index[f]);
+	put_escaped(out, report_elided_mark(fn));
+	put_escaped(out, fn->label);
+	fprintf(out, "\\nself %.1f%% (", report_pct(fn->self, p->hdr.weight));
+	put_weight(d, fn->self);
+	fprintf(out, ")\\ntotal %.1f%% (",
+		report_pct(fn->total, p->hdr.weight));
+	put_weight(d, fn->total);
+	fprintf(out, ")\", fillcolor=\"1,%.3f,1\"];\n", sat);
+}
+
+static void
+edges_of(const struct dot *d, uint32_t f, uint64_t max_edge)
+{
+	const struct profile *p = d->p;
+	size_t n;
+	const uint32_t *e = profile_callees(p, f, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_edge *x = &p->edges[e[i]];
+		if (x->callee == PROFILE_NONE || !d->index[x->callee])
+			continue;
+		double r = max_edge ? (double)x->weight / (double)max_edge
+				    : 0.0;
+		fprintf(d->out, "\tnode%u -> node%u [label=\"%.1f%%\", "
+			"color=\"1,%.3f,%.3f\", penwidth=%.2f];\n",
+			d->index[f], d->index[x->callee],
+			report_pct(x->weight, p->hdr.weight), r,
+			0.5 + 0.5 * r, 1.0 + 3.0 * r);
+	}
+}
 
 int
 export_dot_write(FILE *out, const struct profile *p,
 		 const struct export_opts *opts)
 {
-	(void)out;
-	(void)p;
-	diag_error("%s: --format=dot is not written yet", opts->name);
-	return -1;
+	struct dot d = { .out = out, .p = p, .o = opts };
+	uint64_t max_self = 0, max_edge = 0;
+
+	d.ids = funcorder_sort(p, opts->order, &d.n);
+	d.index = xcalloc(p->nfuncs + 1, sizeof(*d.index));
+	number_nodes(&d);
+	for (size_t i = 0; i < d.n; i++)
+		if (p->funcs[d.ids[i]].self > max_self)
+			max_self = p->funcs[d.ids[i]].self;
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct profile_edge *x = &p->edges[i];
+		if (x->caller != PROFILE_NONE && x->callee != PROFILE_NONE &&
+		    d.index[x->caller] && d.index[x->callee] &&
+		    x->weight > max_edge)
+			max_edge = x->weight;
+	}
+
+	fputs("digraph Profile {\n", out);
+	graph_label(&d);
+	fputs("\tnode [shape=box, style=filled];\n", out);
+	for (size_t i = 0; i < d.n; i++) {
+		node(&d, d.ids[i], max_self);
+		edges_of(&d, d.ids[i], max_edge);
+	}
+	fputs("}\n", out);
+	free(d.ids);
+	free(d.index);
+	return 0;
 }

@@ -6,15 +6,14 @@
 #include <math.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when
- * the bytes there are not one (overlong forms, surrogates and code points
- * above U+10FFFF included). */
-static size_t
-utf8_seq_len(const unsigned char *s, size_t n)
+size_t
+json_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp_out)
 {
 	size_t len;
 	uint32_t cp, min;
 
+	if (cp_out)
+		*cp_out = s[0];
 	if (s[0] < 0x80)
 		return 1;
 	if ((s[0] & 0xe0) == 0xc0)
@@ -34,6 +33,8 @@ utf8_seq_len(const unsigned char *s, size_t n)
 	}
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	if (cp_out)
+		*cp_out = cp;
 	return len;
 }
 
@@ -70,7 +71,7 @@ json_escape(FILE *out, const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', out);
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq_len(p + i, len - i);
+		size_t n = json_utf8_decode(p + i, len - i, NULL);
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			i++;

@@ -62,4 +62,12 @@ json_null(struct json *j);
 void
 json_finish(struct json *j);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n > 0), or 0
+ * when the bytes there are not one (overlong forms, surrogates and code
+ * points above U+10FFFF included). Its code point goes to *cp when cp is
+ * not NULL (the first byte when invalid). Shared by every writer that
+ * must emit valid UTF-8. */
+size_t
+json_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
 #endif

@@ -56,6 +56,7 @@ take_process(struct load *l, const struct spool_process *pr)
 	h->max_depth = pr->max_depth;
 	h->exe = xstrndup(pr->exe.ptr, pr->exe.len);
 	h->start_mono_ns = pr->start_mono_ns;
+	h->start_realtime_ns = pr->start_realtime_ns;
 	h->process_flags = pr->flags;
 	h->space.interval = pr->space_interval;
 }
@@ -224,6 +225,7 @@ take_footer(struct profile_header *h, const struct spool_footer *f)
 	h->footer_threads = f->threads;
 	memcpy(h->drops, f->drops, sizeof(h->drops));
 	h->end_reason = f->end_reason;
+	h->end_mono_ns = f->end_mono_ns;
 	h->end_signal = f->end_signal;
 }
 

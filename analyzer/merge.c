@@ -152,6 +152,7 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		h->exe = s->exe ? xstrdup(s->exe) : NULL;
 		h->complete = s->complete;
 		h->start_mono_ns = s->start_mono_ns;
+		h->start_realtime_ns = s->start_realtime_ns;
 		h->process_flags = s->process_flags;
 		h->end_reason = s->end_reason;
 		h->end_signal = s->end_signal;
@@ -164,6 +165,8 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		h->process_flags |= s->process_flags;
 	}
 	h->cpu_ns += s->cpu_ns;
+	if (s->end_mono_ns > h->end_mono_ns)
+		h->end_mono_ns = s->end_mono_ns;
 	h->footer_threads += s->footer_threads;
 	for (int c = 0; c < SPOOL_DROP_MAX_; c++)
 		h->drops[c] += s->drops[c];

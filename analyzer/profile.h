@@ -179,6 +179,8 @@ struct profile_header {
 	uint64_t unwind_errors;
 	uint64_t unnamed_samples; /* samples with at least one unnamed frame */
 	uint64_t start_mono_ns;   /* PROCESS.start_mono_ns, 0 when unknown */
+	uint64_t start_realtime_ns; /* PROCESS.start_realtime_ns, 0 unknown */
+	uint64_t end_mono_ns;     /* FOOTER.end_mono_ns (complete), or 0 */
 	uint32_t process_flags;   /* PROCESS.flags: SPOOL_PROCESS_* */
 	uint32_t end_reason;      /* FOOTER.end_reason: enum spool_end */
 	uint32_t end_signal;      /* FOOTER.end_signal */

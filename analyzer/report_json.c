@@ -245,10 +245,8 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	json_end_object(j);
 }
 
-/* The exported functions: the flat report's, then the markers of cut
- * stacks that occur. Returns a new array; *n is its length. */
-static uint32_t *
-exported_funcs(const struct profile *p, size_t *n)
+uint32_t *
+report_json_funcs(const struct profile *p, size_t *n)
 {
 	uint32_t *ids = profile_funcs_by_self(p, n);
 	ids = xreallocarray(ids, p->nfuncs + 1, sizeof(*ids));
@@ -373,7 +371,7 @@ report_json_write(FILE *out, const struct profile *p)
 {
 	struct json j;
 	size_t n;
-	uint32_t *ids = exported_funcs(p, &n);
+	uint32_t *ids = report_json_funcs(p, &n);
 	uint32_t *pos = xcalloc(p->nfuncs + 1, sizeof(*pos));
 
 	for (size_t i = 0; i < n; i++)

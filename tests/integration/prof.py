@@ -133,6 +133,75 @@ def analyze(spool, *, args=('--json',), expect_rc=0):
                    f'{r.stdout[:2000]}')
 
 
+def export(spool, fmt, args=(), name=None):
+    """profanalyze ARGS --format=FMT -O FILE SPOOL; returns FILE, in a
+    fresh temporary directory (named name, default export.FMT)."""
+    out = os.path.join(tmpdir(), name or f'export.{fmt}')
+    analyze(spool, args=tuple(args) + (f'--format={fmt}', '-O', out))
+    return out
+
+
+def export_bytes(spool, fmt, args=()):
+    """The bytes of export()."""
+    with open(export(spool, fmt, args), 'rb') as f:
+        return f.read()
+
+
+def label_resolver(report, safe=lambda name: name):
+    """(to_name, count): to_name maps a function label an export wrote
+    (made safe by safe()) to the report's function name. Labels are names
+    made unique the way profanalyze makes them: a name several functions
+    share gets " (MODULE)" or, within one module, " (MODULE+0xADDR)"; the
+    report has no addresses, so the latter are matched by their shape.
+    count maps each name to the number of functions of that name."""
+    funcs = field(report, 'functions')
+    count = {}
+    for f in funcs:
+        count[f['name']] = count.get(f['name'], 0) + 1
+    known = {}
+    for f in funcs:
+        name = f['name']
+        if count[name] == 1:
+            known[safe(name)] = name
+        else:
+            mod = os.path.basename(f['module']) if f['module'] else '?'
+            known[safe(f'{name} ({mod})')] = name
+    shared = {safe(n): n for n, c in count.items() if c > 1}
+
+    def to_name(label):
+        if label in known:
+            return known[label]
+        m = re.fullmatch(r'(.*) \([^()]*\+0x[0-9a-f]+\)', label)
+        if m and m.group(1) in shared:
+            return shared[m.group(1)]
+        raise Fail(f'exported function {label!r} is not in the report')
+    return to_name, count
+
+
+def tree_paths(report):
+    """For each node of the report's calling-context tree ("tree"), the
+    names on its path from the root (the root's is ()), by node index. The
+    tree lists parents before their children."""
+    funcs = field(report, 'functions')
+    paths = []
+    for n in field(report, 'tree'):
+        paths.append(() if n['parent'] is None else
+                     paths[n['parent']] + (funcs[n['function']]['name'],))
+    return paths
+
+
+def check_rejects(parse, invalid, variants):
+    """A strict parser must reject each (what, data) of variants with its
+    exception class invalid."""
+    for what, bad in variants:
+        try:
+            parse(bad)
+        except invalid as e:
+            print(f'parser rejects {what}: {e}')
+            continue
+        raise Fail(f'the parser accepts a file with {what}')
+
+
 def _timer_of(opts):
     for o in opts:
         m = re.fullmatch(r'--timer=(\w+)', str(o))
