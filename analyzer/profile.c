@@ -72,6 +72,7 @@ profile_free(struct profile *p)
 	free(p->threads);
 	free(p->samples);
 	free(p->edges);
+	free(p->label_rank);
 	free(p->edges_out);
 	free(p->edges_in);
 	free(p->out_start);
@@ -255,12 +256,23 @@ base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
 static int
-cmp_by_name(const void *pa, const void *pb, void *arg)
+cmp_by_label(const void *pa, const void *pb, void *arg)
 {
 	const struct profile *p = arg;
 	const uint32_t *a = pa, *b = pb;
-	int c = strcmp(p->funcs[*a].name, p->funcs[*b].name);
+	int c = strcmp(p->funcs[*a].label, p->funcs[*b].label);
 	if (c)
 		return c;
 	return *a < *b ? -1 : *a > *b;
@@ -282,36 +294,56 @@ qualified_label(const struct profile *p, uint32_t f, bool same_module)
 
 /* Gives every function a label unique in the profile, so the text reports
  * never show two rows that look like one function. Hidden functions show
- * nowhere, so they do not make the others' labels longer. */
+ * nowhere, so they do not make the others' labels longer. Functions are
+ * grouped by name through a hash of it (a sort by name cost more than
+ * everything else in profiles of many distinct functions). Then ranks
+ * them by label, so the orders that break ties by label compare two
+ * numbers instead of two strings. */
 static void
 make_labels(struct profile *p)
 {
-	uint32_t *ids = xcalloc(p->nfuncs, sizeof(*ids));
-	size_t n = 0;
+	struct hmap heads; /* name hash -> first function + 1 */
+	uint32_t *next = xmalloc((p->nfuncs + 1) * sizeof(*next));
+	uint64_t v;
+
+	hmap_init(&heads);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		if (p->funcs[i].flags & PROFILE_FUNC_HIDDEN)
-			p->funcs[i].label = xstrdup(p->funcs[i].name);
-		else
-			ids[n++] = (uint32_t)i;
+			continue;
+		uint64_t h = name_hash(p->funcs[i].name);
+		next[i] = hmap_get(&heads, h, &v) ? (uint32_t)v - 1
+						   : PROFILE_NONE;
+		hmap_put(&heads, h, i + 1);
 	}
-	qsort_r(ids, n, sizeof(*ids), cmp_by_name, p);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n &&
-		       strcmp(p->funcs[ids[i]].name, p->funcs[ids[j]].name) == 0)
-			j++;
-		for (size_t k = i; k < j; k++) {
-			bool shared_mod = false;
-			for (size_t l = i; l < j; l++)
-				if (l != k && p->funcs[ids[l]].module ==
-						      p->funcs[ids[k]].module)
-					shared_mod = true;
-			p->funcs[ids[k]].label =
-				j - i == 1 ? xstrdup(p->funcs[ids[k]].name)
-					   : qualified_label(p, ids[k], shared_mod);
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct profile_func *f = &p->funcs[i];
+		if (f->flags & PROFILE_FUNC_HIDDEN) {
+			f->label = xstrdup(f->name);
+			continue;
 		}
-		i = j;
+		hmap_get(&heads, name_hash(f->name), &v);
+		size_t same = 0;
+		bool shared_mod = false;
+		for (uint32_t k = (uint32_t)v - 1; k != PROFILE_NONE;
+		     k = next[k]) {
+			if (k == i || strcmp(p->funcs[k].name, f->name) != 0)
+				continue;
+			same++;
+			shared_mod |= p->funcs[k].module == f->module;
+		}
+		f->label = same ? qualified_label(p, (uint32_t)i, shared_mod)
+				: xstrdup(f->name);
 	}
+	hmap_free(&heads);
+	free(next);
+
+	uint32_t *ids = next = xmalloc((p->nfuncs + 1) * sizeof(*ids));
+	for (size_t i = 0; i < p->nfuncs; i++)
+		ids[i] = (uint32_t)i;
+	qsort_r(ids, p->nfuncs, sizeof(*ids), cmp_by_label, p);
+	p->label_rank = xmalloc((p->nfuncs + 1) * sizeof(*p->label_rank));
+	for (size_t k = 0; k < p->nfuncs; k++)
+		p->label_rank[ids[k]] = (uint32_t)k;
 	free(ids);
 }
 
@@ -453,7 +485,7 @@ cmp_edges(const void *pa, const void *pb, void *arg)
 		return 0;
 	if (fa == PROFILE_NONE || fb == PROFILE_NONE)
 		return fa == PROFILE_NONE ? 1 : -1;
-	return strcmp(c->p->funcs[fa].label, c->p->funcs[fb].label);
+	return c->p->label_rank[fa] < c->p->label_rank[fb] ? -1 : 1;
 }
 
 /* Groups edge ids by one end (a counting sort) into *ids / *start, each
@@ -549,13 +581,15 @@ static int
 cmp_by_self(const void *pa, const void *pb, void *arg)
 {
 	const struct profile *p = arg;
-	const struct profile_func *a = &p->funcs[*(const uint32_t *)pa];
-	const struct profile_func *b = &p->funcs[*(const uint32_t *)pb];
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	const struct profile_func *a = &p->funcs[ia];
+	const struct profile_func *b = &p->funcs[ib];
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
 	if (a->total != b->total)
 		return a->total > b->total ? -1 : 1;
-	return strcmp(a->label, b->label);
+	return p->label_rank[ia] < p->label_rank[ib] ? -1
+	       : p->label_rank[ia] > p->label_rank[ib];
 }
 
 uint32_t *

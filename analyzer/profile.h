@@ -215,6 +215,7 @@ struct profile {
 	/* private */
 	uint32_t *edges_out, *edges_in; /* edge ids grouped by caller/callee */
 	uint32_t *out_start, *in_start; /* nfuncs + 2 offsets each */
+	uint32_t *label_rank; /* per function: its place in label order */
 	struct hmap children; /* (parent << 32 | func) -> node */
 	struct hmap tids;     /* tid -> thread index */
 	bool finished;
