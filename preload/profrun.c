@@ -563,14 +563,14 @@ count_child_spools(const char *output, time_t since)
 static void
 report(const char *output, const struct spool_summary *s, int children)
 {
-	char more[96] = "", allocs[48] = "";
+	char more[PATH_MAX + 160] = "", allocs[48] = "";
 	if (s->allocs)
 		snprintf(allocs, sizeof(allocs), " and %llu allocation samples",
 			 (unsigned long long)s->allocs);
 	if (children)
 		snprintf(more, sizeof(more), "; %d more spool%s (%s.PID) from child "
-			 "processes and exec'd programs", children,
-			 children == 1 ? "" : "s", output);
+			 "processes and exec'd programs (profanalyze --children "
+			 "merges them)", children, children == 1 ? "" : "s", output);
 	if (!s->complete) {
 		fprintf(stderr, "profrun: %s: %llu samples%s; the spool has no footer "
 			"(the program ended before the profiler could finish it)%s\n",
