@@ -11,10 +11,13 @@ Under the wall clock:
 - the header says so, and the records of blocked time are counted.
 Under the CPU clock the blocked functions get nothing. And the blocking
 target (sleep, read, poll, select, usleep in two threads) never sees EINTR
-under --clock=wall at 10 kHz.
+under --clock=wall at 10 kHz. In a fork/exec tree (lifecycle tree 3) each
+forked child samples its blocked time too: every image that waits for its
+child shows that wait.
 
-usage: test_wall_clock.py WALL_SPLIT BLOCKING
+usage: test_wall_clock.py WALL_SPLIT BLOCKING LIFECYCLE
 """
+import glob
 import re
 import sys
 
@@ -28,7 +31,7 @@ def seconds(rep, name):
 
 
 def test():
-    wall_split, blocking = sys.argv[1:3]
+    wall_split, blocking, lifecycle = sys.argv[1:4]
 
     p = prof.profile(wall_split, opts=['--clock=wall'])
     rep = p.report
@@ -89,6 +92,23 @@ def test():
           f'{p.report["blocked_seconds"]:.3f} s')
     if prof.field(p.report, 'blocked_seconds') <= 0:
         raise prof.Fail('blocking: no blocked time recorded')
+
+    # Each level of the tree works 0.15 s of CPU, then waits for its
+    # child, so the three images with a child wait 0.45, 0.3 and 0.15 s.
+    p = prof.profile(lifecycle, args=['tree', '3'], opts=['--clock=wall'])
+    _, merged = prof.analyze(p.spool, args=('--json', '--children'))
+    waiting = []
+    for spool in [p.spool] + sorted(glob.glob(glob.escape(p.spool) + '.*')):
+        _, r = prof.analyze(spool)
+        if r['ended'] == 'exit':
+            waiting.append(round(prof.field(r, 'blocked_seconds'), 3))
+    print(f'tree under --clock=wall: blocked seconds per working image '
+          f'{waiting}; merged {merged["blocked_seconds"]:.3f} s blocked')
+    if len(waiting) != 4 or sorted(waiting)[1] < 0.1:
+        raise prof.Fail(f'tree: want three images that waited for a child '
+                        f'at least 0.1 s, got {waiting}')
+    if abs(sum(waiting) - merged['blocked_seconds']) > 0.01:
+        raise prof.Fail('tree: --children does not sum the blocked time')
 
 
 prof.main(test)
