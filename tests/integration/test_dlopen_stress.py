@@ -2,7 +2,9 @@
 """Loader threads dlopen and dlclose a plugin 2000 times each while sampled
 at 10 kHz: the run must finish (a profiler that takes the loader lock in its
 signal handler deadlocks here), and samples in the plugin resolve to its
-functions although it comes and goes.
+functions although it comes and goes. Then again under --clock=wall, whose
+poller walks the stacks of threads blocked (on the loader's lock, among
+others) while the plugin is unmapped under it.
 
 usage: test_dlopen_stress.py DLOPEN_STRESS PLUGIN
 """
@@ -33,9 +35,15 @@ def symbol_range(path, name):
 
 def test():
     target, plugin = sys.argv[1], sys.argv[2]
+    check(target, plugin, [])
+    check(target, plugin, ['--clock=wall'])
+
+
+def check(target, plugin, opts):
     p = prof.profile(target, args=[plugin, '2', '2000'],
-                     opts=['-F', '10000'], timeout=240)
+                     opts=['-F', '10000'] + opts, timeout=240)
     r = p.report
+    print(' '.join(opts) or '--clock=cpu', end=': ')
     if not prof.field(r, 'complete'):
         raise prof.Fail('spool has no footer although the program exited')
     in_plugin = [f for f in prof.field(r, 'functions')
