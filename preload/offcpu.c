@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@
 /* The most of a blocked thread's stack copied for a walk; deeper frames
  * are read one by one, a few dozen at most. */
 #define OFFCPU_SNAP (128 * 1024)
+/* How long after losing a descriptor the poller opens it again. */
+#define OFFCPU_REOPEN_DELAY_NS 200000000ull
 /* Descriptors are kept at or above this number, out of the target's way. */
 #define OFFCPU_FD_BASE 600
 /* And this many below the descriptor limit are left to the target. */
@@ -52,7 +55,10 @@ struct key {
 struct watch {
 	pid_t tid;      /* whose descriptor fd is; 0: none */
 	int fd;         /* /proc/self/task/TID/syscall, or -1 */
+	dev_t dev;      /* and what it is, to tell it from a file the */
+	ino_t ino;      /* program put at that number after closing ours */
 	int refused;    /* no descriptor could be had for tid */
+	uint64_t retry_ns; /* no reopening before this (see tick) */
 	int valid;      /* key and pcs describe the current episode */
 	struct key key;
 	uint64_t since_ns, weight;
@@ -100,12 +106,24 @@ end_episode(struct watch *w)
 	w->valid = 0;
 }
 
+/* Whether fd is still the file watch_open opened: a program may close
+ * every descriptor it does not know of (closefrom) and reuse the number. */
+static int
+still_ours(const struct watch *w)
+{
+	struct stat st;
+	return fstat(w->fd, &st) == 0 && st.st_dev == w->dev &&
+	       st.st_ino == w->ino;
+}
+
 static void
 forget(struct watch *w)
 {
 	end_episode(w);
 	if (w->fd >= 0) {
-		close(w->fd);
+		/* A number the program reused is the program's to close. */
+		if (still_ours(w))
+			close(w->fd);
 		fds_open--;
 	}
 	w->fd = -1;
@@ -113,14 +131,13 @@ forget(struct watch *w)
 	w->refused = 0;
 }
 
-/* Opens the syscall file of tid on a descriptor out of the target's way.
- * Returns 0 or -1. */
+/* Opens the syscall file of w->tid on a descriptor out of the target's
+ * way. Returns 0 or -1. */
 static int
-watch_open(struct watch *w, pid_t tid)
+watch_open(struct watch *w)
 {
 	char path[64];
-	forget(w);
-	w->tid = tid;
+	pid_t tid = w->tid;
 	if (fds_open >= fds_max) {
 		w->refused = 1;
 		return -1;
@@ -137,7 +154,15 @@ watch_open(struct watch *w, pid_t tid)
 		w->refused = 1;
 		return -1;
 	}
+	struct stat st;
+	if (fstat(high, &st) != 0) {
+		close(high);
+		w->refused = 1;
+		return -1;
+	}
 	w->fd = high;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
 	fds_open++;
 	return 0;
 }
@@ -252,17 +277,30 @@ tick(uint64_t now, uint64_t elapsed)
 				forget(w);
 			continue;
 		}
-		if (w->tid != tid && watch_open(w, tid) < 0) {
+		if (w->tid != tid) {
+			forget(w);
+			w->tid = tid;
+			w->retry_ns = 0;
+		}
+		if (w->refused || (w->fd < 0 && now < w->retry_ns))
+			continue;
+		if (w->fd < 0 && watch_open(w) < 0) {
 			prof_drop(SPOOL_DROP_NO_RING);
 			continue;
 		}
-		if (w->refused)
-			continue;
 		struct key k;
 		uint64_t pc = 0, sp = 0;
 		int st = read_key(w, &k, &pc, &sp);
 		if (st < 0) {
+			/* The thread is gone (its slot says so soon), or the
+			 * program closed the descriptor: then it is opened again,
+			 * but not at once, since a program that has just closed
+			 * every descriptor it does not know of may count on
+			 * getting the lowest numbers for its next ones. */
+			pid_t keep = w->tid;
 			forget(w);
+			w->tid = keep;
+			w->retry_ns = now + OFFCPU_REOPEN_DELAY_NS;
 			continue;
 		}
 		if (st == 0 || !on) {
@@ -336,8 +374,10 @@ poller_main(void *arg)
 	return NULL;
 }
 
-static int
-launch(void)
+/* How many descriptors the poller may keep: those above OFFCPU_FD_BASE
+ * within the limit, less a reserve for the program. */
+static void
+set_fds_max(void)
 {
 	struct rlimit rl;
 	fds_max = 0;
@@ -350,6 +390,11 @@ launch(void)
 	if (fds_max == 0)
 		log_msg("wall clock: the descriptor limit leaves none for the "
 			"poller; blocked time is not sampled");
+}
+
+static int
+launch(void)
+{
 	atomic_store(&stop, 0);
 	sigset_t all, old;
 	sigfillset(&all);
@@ -360,6 +405,23 @@ launch(void)
 		return -rc;
 	running = 1;
 	return 0;
+}
+
+/* Opens the calling thread's syscall file now, in the program's own
+ * thread at start-up or in a forked child before fork returns: a program
+ * that goes on to close and reopen its standard descriptors at once (a
+ * daemon) cannot race with an open of the poller's. */
+static void
+watch_self(void)
+{
+	struct thread_slot *t = threads_self();
+	if (!t)
+		return;
+	struct watch *w = &watches[t - threads_slot(0)];
+	w->tid = t->tid;
+	w->retry_ns = 0;
+	if (w->fd < 0 && !w->refused)
+		watch_open(w);
 }
 
 int
@@ -384,7 +446,11 @@ offcpu_start(void)
 		for (uint32_t i = 0; i < THREADS_MAX; i++)
 			watches[i].fd = -1;
 	}
-	return running ? 0 : launch();
+	if (running)
+		return 0;
+	set_fds_max();
+	watch_self();
+	return launch();
 }
 
 void
@@ -422,7 +488,7 @@ offcpu_postfork_child(void)
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
 		struct watch *w = &watches[i];
-		if (w->fd >= 0)
+		if (w->fd >= 0 && still_ours(w))
 			close(w->fd);
 		w->fd = -1;
 		w->tid = 0;

@@ -191,6 +191,28 @@ threads_release(struct thread_slot *t)
 	atomic_store(&t->state, THREAD_FREE);
 }
 
+void
+threads_repair_timers(uint64_t now_ns)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		if (atomic_load(&t->state) != THREAD_LIVE || !timer_perf_lost(t)) {
+			t->perf_lost_ns = 0;
+			continue;
+		}
+		if (!t->perf_lost_ns)
+			t->perf_lost_ns = now_ns;
+		if (now_ns - t->perf_lost_ns < 200000000u)
+			continue;
+		t->perf_lost_ns = 0;
+		/* Forget the number (the program's now) and aim a new event
+		 * at the thread; if it exits meanwhile, no matter. */
+		atomic_store(&t->perf_fd, -1);
+		timer_thread_start(t);
+	}
+}
+
 _Atomic uint32_t threads_walker_seq;
 
 void
@@ -222,9 +244,9 @@ threads_postfork_child(void)
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
 		struct thread_slot *t = &slots[i];
-		int fd = atomic_exchange(&t->perf_fd, -1);
-		if (fd >= 0)
-			close(fd);
+		/* (The child's copy of the parent's event counts nothing and
+		 * signals nobody; closing it only frees the number.) */
+		timer_close_perf(t, 0);
 		/* POSIX timers are not inherited by fork; nothing to delete. */
 		atomic_store(&t->has_timer, 0);
 		atomic_store(&t->handler_seq, 0);

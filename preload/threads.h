@@ -45,6 +45,8 @@ struct thread_slot {
 	uint64_t blocked_since_ns;    /* thread CPU time when it blocked the
 				       * sampling signal */
 	_Atomic int perf_fd;          /* -1 when none */
+	uint64_t perf_id;             /* its PERF_EVENT_IOC_ID (timer.c) */
+	uint64_t perf_lost_ns;        /* when the writer saw it closed */
 	_Atomic int has_timer;
 	timer_t timer;
 	void *(*start_fn)(void *);
@@ -98,6 +100,13 @@ threads_slot(uint32_t i);
 /* Writer: the EXITED slot t has been drained; free its ring and slot. */
 void
 threads_release(struct thread_slot *t);
+
+/* Writer: gives every thread whose perf event's descriptor the program
+ * closed a new event (see timer_perf_lost), 200 ms after it saw it
+ * closed: a program that has just closed every descriptor it does not
+ * know of may count on the lowest numbers for its next ones. */
+void
+threads_repair_timers(uint64_t now_ns);
 
 /* Odd while a thread of the profiler's own (offcpu.c) walks another
  * thread's stack outside any handler; threads_quiesce() waits for it as

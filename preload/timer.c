@@ -169,6 +169,35 @@ timer_choose(void)
 	return rc;
 }
 
+/* Whether fd is still the perf event whose id is id: a program that
+ * closed every descriptor it does not know of (closefrom) may have
+ * reused the number, and what it put there is not ours to close.
+ * async-signal-safe */
+static int
+perf_fd_ours(int fd, uint64_t id)
+{
+	uint64_t now;
+	return ioctl(fd, PERF_EVENT_IOC_ID, &now) == 0 && now == id;
+}
+
+void
+timer_close_perf(struct thread_slot *t, int disable)
+{
+	int fd = atomic_exchange(&t->perf_fd, -1);
+	if (fd >= 0 && perf_fd_ours(fd, t->perf_id)) {
+		if (disable)
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
+	}
+}
+
+int
+timer_perf_lost(struct thread_slot *t)
+{
+	int fd = atomic_load(&t->perf_fd);
+	return fd >= 0 && !perf_fd_ours(fd, t->perf_id);
+}
+
 int
 timer_thread_start(struct thread_slot *t)
 {
@@ -177,6 +206,11 @@ timer_thread_start(struct thread_slot *t)
 		int fd = perf_open(prof_state.period_ns, prof_state.cfg.sig, t->tid);
 		if (fd < 0)
 			return fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0) {
+			rc = -errno;
+			close(fd);
+			return rc;
+		}
 		atomic_store(&t->perf_fd, fd);
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			rc = -errno;
@@ -192,11 +226,7 @@ timer_thread_start(struct thread_slot *t)
 void
 timer_thread_stop(struct thread_slot *t)
 {
-	int fd = atomic_exchange(&t->perf_fd, -1);
-	if (fd >= 0) {
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(fd);
-	}
+	timer_close_perf(t, 1);
 	if (atomic_exchange(&t->has_timer, 0))
 		timer_delete(t->timer);
 }

@@ -37,6 +37,20 @@ timer_thread_start(struct thread_slot *t);
 void
 timer_thread_stop(struct thread_slot *t);
 
+/* Whether the program closed the descriptor of the thread's perf event
+ * (closefrom, as before an exec): its number is then not ours, and the
+ * thread is not sampled until it gets a new event. */
+int
+timer_perf_lost(struct thread_slot *t);
+
+/* Closes the thread's perf event (disabled first when disable is set),
+ * unless the program has reused its descriptor's number since (after
+ * closing it). A forked child closes its copies of the parent's events
+ * without disabling them: they are the parent's events.
+ * async-signal-safe */
+void
+timer_close_perf(struct thread_slot *t, int disable);
+
 /* Process-wide source (itimer): arm and disarm; no-ops for the others. */
 int
 timer_process_start(void);

@@ -33,6 +33,56 @@
 
 static int spool_fd = -1;
 static char spool_name[PATH_MAX];
+/* What spool_fd is: a program that closes every descriptor it does not
+ * know of (closefrom) may reuse the number for a file of its own, which
+ * must never receive spool records nor be closed by us. */
+static dev_t spool_dev;
+static ino_t spool_ino;
+
+/* async-signal-safe */
+static int
+spool_fd_ours(void)
+{
+	struct stat st;
+	return spool_fd >= 0 && fstat(spool_fd, &st) == 0 &&
+	       st.st_dev == spool_dev && st.st_ino == spool_ino;
+}
+
+/* The program closed the spool's descriptor (as a process about to exec
+ * does when it closes every descriptor it does not know of): opens the
+ * spool again by its name, provided it is still the same file, and puts
+ * it out of the program's way again. Returns 0 or -1.
+ * async-signal-safe */
+static int
+reopen_spool(void)
+{
+	struct stat st;
+	int fd = open(spool_name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_dev != spool_dev ||
+	    st.st_ino != spool_ino) {
+		close(fd);
+		return -1;
+	}
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	spool_fd = fd;
+	return 0;
+}
+
+/* Closes the spool, unless its number now belongs to the program.
+ * async-signal-safe */
+static void
+close_spool(void)
+{
+	if (spool_fd_ours())
+		close(spool_fd);
+	spool_fd = -1;
+}
 static uint8_t out[WRITER_BUF];
 static size_t out_len;
 static uint64_t samples_written;
@@ -58,6 +108,47 @@ count_samples(const uint8_t *p, size_t len, uint64_t *count)
 			(*count)++;
 }
 
+/* When the writer thread first saw the spool's descriptor closed by the
+ * program, or 0. */
+static uint64_t spool_lost_ns;
+
+/* A program that has just closed every descriptor it does not know of
+ * usually goes on to open or dup its own and may count on getting the
+ * lowest free numbers; an open of ours in another thread meanwhile would
+ * take one. So the writer thread reopens the spool only this long after
+ * it saw it gone; a program's own thread (exit, exec, profrun_flush)
+ * reopens it at once, since the program is not opening anything then. */
+#define REOPEN_DELAY_NS 200000000ull
+
+/* Whether the spool can be written now: 1 yes, 0 not yet (the writer
+ * thread waits before reopening it), -1 never (profiling was turned off).
+ * async-signal-safe */
+static int
+spool_writable(void)
+{
+	if (spool_fd < 0)
+		return -1;
+	if (spool_fd_ours()) {
+		spool_lost_ns = 0;
+		return 1;
+	}
+	uint64_t now = prof_now_ns();
+	if (thread_running && pthread_equal(pthread_self(), thread)) {
+		if (!spool_lost_ns)
+			spool_lost_ns = now;
+		if (now - spool_lost_ns < REOPEN_DELAY_NS)
+			return 0;
+	}
+	if (reopen_spool() == 0) {
+		spool_lost_ns = 0;
+		return 1;
+	}
+	prof_disable("the program closed the spool's descriptor and the spool "
+		     "cannot be opened again");
+	spool_fd = -1;
+	return -1;
+}
+
 /* Writes p whole; returns the bytes written, fewer after an error (which
  * turns profiling off). */
 static size_t
@@ -70,8 +161,7 @@ write_all(const uint8_t *p, size_t len)
 			continue;
 		if (n <= 0) {
 			prof_disable("cannot write the spool file");
-			close(spool_fd);
-			spool_fd = -1;
+			close_spool();
 			break;
 		}
 		done += (size_t)n;
@@ -79,11 +169,17 @@ write_all(const uint8_t *p, size_t len)
 	return done;
 }
 
-/* Under drain_lock: writes the buffered records. */
+/* Under drain_lock: writes the buffered records (or keeps them while
+ * the spool waits to be reopened and the buffer has room). */
 static void
 flush(void)
 {
-	size_t done = write_all(out, out_len);
+	int writable = out_len ? spool_writable() : 1;
+	if (writable == 0 && WRITER_BUF - out_len >= 64 * 1024)
+		return;
+	/* (Full while waiting: the records are lost, never written to a
+	 * descriptor that is not the spool's.) */
+	size_t done = writable > 0 ? write_all(out, out_len) : 0;
 	count_samples(out, done, &samples_written);
 	count_samples(out + done, out_len - done, &samples_lost);
 	out_len = 0;
@@ -250,6 +346,15 @@ writer_open(void)
 		close(spool_fd);
 		spool_fd = high;
 	}
+	struct stat st;
+	if (fstat(spool_fd, &st) != 0) {
+		rc = -errno;
+		close(spool_fd);
+		spool_fd = -1;
+		return rc;
+	}
+	spool_dev = st.st_dev;
+	spool_ino = st.st_ino;
 	finished = 0;
 	samples_written = samples_lost = 0;
 	return write_process();
@@ -293,6 +398,7 @@ writer_control(const void *rec, size_t len)
 static void *
 writer_main(void *arg)
 {
+	unsigned cycles = 0;
 	(void)arg;
 	pthread_mutex_lock(&wake_lock);
 	while (!stop) {
@@ -309,6 +415,9 @@ writer_main(void *arg)
 		pthread_mutex_unlock(&wake_lock);
 		control_tick(prof_now_ns());
 		threads_reap_adopted();
+		/* One ioctl per thread: every fifth cycle (100 ms) is enough. */
+		if (++cycles % 5 == 0)
+			threads_repair_timers(prof_now_ns());
 		modules_poll();
 		drain_all();
 		pthread_mutex_lock(&wake_lock);
@@ -390,10 +499,8 @@ writer_finish(uint32_t end_reason, uint32_t end_signal)
 	write_footer(end_reason, end_signal);
 	/* After an exec that fails the process goes on, and so does its
 	 * spool: a later footer supersedes this one. */
-	if (end_reason != SPOOL_END_EXEC) {
-		close(spool_fd);
-		spool_fd = -1;
-	}
+	if (end_reason != SPOOL_END_EXEC)
+		close_spool();
 	pthread_mutex_unlock(&drain_lock);
 }
 
@@ -453,9 +560,7 @@ writer_postfork_child(void)
 	pthread_mutex_init(&control_lock, NULL);
 	pthread_mutex_init(&wake_lock, NULL);
 	/* The parent's spool and writer thread are the parent's. */
-	if (spool_fd >= 0)
-		close(spool_fd);
-	spool_fd = -1;
+	close_spool();
 	thread_running = 0;
 	stop = 0;
 	finished = 1;
