@@ -424,6 +424,16 @@ watch_self(void)
 		watch_open(w);
 }
 
+void
+offcpu_thread_started(void)
+{
+	if (!running)
+		return;
+	pthread_mutex_lock(&tick_lock);
+	watch_self();
+	pthread_mutex_unlock(&tick_lock);
+}
+
 int
 offcpu_start(void)
 {

@@ -44,6 +44,13 @@ offcpu_start(void);
 void
 offcpu_stop(void);
 
+/* A thread the program created has started (the pthread_create
+ * trampoline): its file is opened now, in that thread, so that the
+ * poller creates no descriptor while the program may be counting on the
+ * lowest free numbers. Waits for a tick in progress. */
+void
+offcpu_thread_started(void);
+
 /* fork: no tick runs across it; the child's poller starts afresh, since
  * the parent's threads and descriptors are not the child's. */
 void

@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "log.h"
+#include "offcpu.h"
 #include "state.h"
 #include "timer.h"
 #include "writer.h"
@@ -292,6 +293,9 @@ trampoline(void *arg)
 	void *fn_arg = t->start_arg;
 	alloc_guard_enter(); /* attach's allocations are not the target's */
 	attach(t);
+	/* The wall clock's file for this thread, opened here, in the
+	 * program's new thread, rather than later by the poller. */
+	offcpu_thread_started();
 	alloc_guard_leave();
 	return fn(fn_arg);
 }

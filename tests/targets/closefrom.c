@@ -19,10 +19,16 @@
 
 #define LAST_FD 799
 
+/* The second thread is running before main closes anything: what the
+ * profiler sets up for a new thread (its perf event) is then in place,
+ * and the descriptor numbers main counts on are its own to take. */
+static pthread_barrier_t started;
+
 static WORK_FN void *
 sleeper(void *arg)
 {
 	struct timespec ms50 = { 0, 50000000 };
+	pthread_barrier_wait(&started);
 	for (int i = 0; i < 6; i++)
 		nanosleep(&ms50, NULL);
 	return arg;
@@ -34,8 +40,10 @@ main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	pthread_t t;
+	pthread_barrier_init(&started, NULL, 2);
 	if (pthread_create(&t, NULL, sleeper, NULL) != 0)
 		return 1;
+	pthread_barrier_wait(&started);
 	for (int fd = 3; fd < 4096; fd++)
 		close(fd);
 	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
