@@ -8,8 +8,11 @@
  * number of samples, for a space profile the bytes and the number of
  * sampled allocations. Every function on some stack is one fn= block in
  * the object (ob=) of its module, and in the file (fl=) of its source
- * when --lines split it by line, else in a "file" named after the module,
- * so that callgrind_annotate's file:function names stay unique. Names are
+ * when --lines split it by line, else in "???", as Callgrind writes for
+ * code without line information: naming the module there would make
+ * callgrind_annotate read the binary as a source file to annotate.
+ * Functions are named by their labels, unique in the profile, so
+ * callgrind_annotate's "???:function" names stay unique. Names are
  * compressed ("fn=(3) name" once, then "fn=(3)").
  *
  * A block holds the function's self cost on one line, then one call
@@ -76,13 +79,13 @@ ob_name(const struct callgrind *c, size_t slot)
 	return slot < c->p->nmodules ? c->p->modules[slot].path : "???";
 }
 
-/* The fl= name of f: its source file (--lines), else its module. */
+/* The fl= name of f: its source file (--lines), else "???". */
 static const char *
 file_name(const struct callgrind *c, uint32_t f)
 {
 	if (f != c->spont && c->p->funcs[f].file)
 		return c->p->funcs[f].file;
-	return ob_name(c, ob_slot(c, f));
+	return "???";
 }
 
 static const char *

@@ -59,7 +59,7 @@ def annotate(path, *opts):
         raise prof.Fail('callgrind_annotate not found: install valgrind')
     # Run elsewhere than in the build tree: callgrind_annotate strips the
     # working directory from file names.
-    r = prof.run([tool, '--threshold=100', '--show-percs=no', '--auto=no']
+    r = prof.run([tool, '--threshold=100', '--show-percs=no']
                  + list(opts) + [path], cwd=prof.tmpdir())
     if r.returncode != 0 or 'WARNING' in r.stderr or r.stderr.strip():
         raise prof.Fail(f'callgrind_annotate {" ".join(opts)} {path}: '
@@ -107,10 +107,11 @@ def report_totals(report):
 
 
 def key_of(f):
-    """callgrind_annotate's name of a --json function: file (here the
-    module, "???" for none) : label [object]."""
+    """callgrind_annotate's name of a --json function: file (its source
+    file with --lines, else "???", as Callgrind writes for code without
+    line information) : label [object]."""
     mod = f.get('module') or '???'
-    return f'{mod}:{f["name"]} [{mod}]'
+    return f'{f.get("file") or "???"}:{f["name"]} [{mod}]'
 
 
 def expected(report, what):
