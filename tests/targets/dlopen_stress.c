@@ -16,7 +16,7 @@
 
 #include "work.h"
 
-/* Per call of plugin_work: about 20 us. */
+/* Per call of plugin_work: 20 us of CPU time (work.h's unit is ns). */
 #define PLUGIN_ITERS 20000UL
 
 static const char *plugin_path;

@@ -1,7 +1,7 @@
 /*
  * work_split: main calls three leaves that do 50, 30 and 20 % of the work
- * (the same loop, iteration counts 5:3:2), in interleaved rounds so that a
- * sampler that starts late or a CPU that changes speed does not skew the
+ * (the same loop, for 5:3:2 of the thread's CPU time; see work.h), in
+ * interleaved rounds so that a sampler that starts late does not skew the
  * split. About 1.5 s of CPU at scale 1 (argv[1]).
  */
 #include "work.h"
