@@ -86,18 +86,6 @@ count_of(const struct profile *p, uint32_t x)
 	return p->hdr.kind == PROFILE_KIND_SPACE ? n->self : n->self_samples;
 }
 
-static int
-cmp_label(const void *pa, const void *pb, void *arg)
-{
-	const struct profile *p = arg;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	int c = strcmp(p->funcs[p->nodes[a].func].label,
-		       p->funcs[p->nodes[b].func].label);
-	if (c)
-		return c;
-	return a < b ? -1 : 1;
-}
-
 /* Pushes x's children onto the walk's stack, the first by label on top. */
 static void
 push_kids(const struct profile *p, uint32_t x, uint32_t **st, size_t *depth,
@@ -112,7 +100,7 @@ push_kids(const struct profile *p, uint32_t x, uint32_t **st, size_t *depth,
 		xgrow(st, cap, *depth + 1, sizeof(**st));
 		(*st)[(*depth)++] = c;
 	}
-	qsort_r(*st + first, *depth - first, sizeof(**st), cmp_label,
+	qsort_r(*st + first, *depth - first, sizeof(**st), profile_cmp_nodes_by_label,
 		(void *)p);
 	for (size_t i = first, j = *depth; i + 1 < j; i++, j--) {
 		uint32_t t = (*st)[i];

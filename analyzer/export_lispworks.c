@@ -128,21 +128,6 @@ put_node(FILE *out, const struct profile *p, uint32_t x, uint32_t depth)
 	fputc('\n', out);
 }
 
-static int
-cmp_children(const void *pa, const void *pb, void *arg)
-{
-	const struct profile *p = arg;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	const struct profile_node *na = &p->nodes[a], *nb = &p->nodes[b];
-
-	if (na->total != nb->total)
-		return na->total > nb->total ? -1 : 1;
-	int c = strcmp(p->funcs[na->func].label, p->funcs[nb->func].label);
-	if (c)
-		return c;
-	return a < b ? -1 : a > b;
-}
-
 /* A node still to be written, and its depth. */
 struct pending {
 	uint32_t node, depth;
@@ -169,7 +154,7 @@ put_tree(FILE *out, const struct profile *p)
 			kids[k++] = c;
 		}
 		if (k > 1)
-			qsort_r(kids, k, sizeof(*kids), cmp_children, (void *)p);
+			qsort_r(kids, k, sizeof(*kids), profile_cmp_nodes_heaviest, (void *)p);
 		xgrow(&st, &st_cap, nst + k, sizeof(*st));
 		while (k-- > 0)
 			st[nst++] = (struct pending){ kids[k], t.depth + 1 };

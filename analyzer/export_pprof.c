@@ -254,21 +254,12 @@ pprof_field_done(struct pprof *w)
 
 /* ---- the string table ---- */
 
-static uint64_t
-str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* The index of s in the string table, added (copied) when new. */
 static uint64_t
 str_id(struct pprof *w, const char *s)
 {
 	bool found;
-	for (uint64_t h = str_hash(s);; h++) {
+	for (uint64_t h = hmap_hash_str(HMAP_HASH_INIT, s);; h++) {
 		uint64_t *idx = hmap_ref(&w->str_index, h, &found);
 		if (!found) {
 			*idx = w->nstrs;

@@ -115,20 +115,6 @@ struct order {
 	uint32_t *start;
 };
 
-static int
-cmp_heaviest(const void *pa, const void *pb, void *arg)
-{
-	const struct profile *p = arg;
-	const struct profile_node *a = &p->nodes[*(const uint32_t *)pa];
-	const struct profile_node *b = &p->nodes[*(const uint32_t *)pb];
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	int c = strcmp(p->funcs[a->func].label, p->funcs[b->func].label);
-	if (c)
-		return c;
-	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
-}
-
 static void
 order_build(struct order *o, const struct profile *p)
 {
@@ -147,7 +133,7 @@ order_build(struct order *o, const struct profile *p)
 	}
 	for (size_t i = 0; i < n; i++)
 		qsort_r(o->kids + o->start[i], o->start[i + 1] - o->start[i],
-			sizeof(*o->kids), cmp_heaviest, (void *)p);
+			sizeof(*o->kids), profile_cmp_nodes_heaviest, (void *)p);
 	free(fill);
 }
 

@@ -25,6 +25,28 @@ struct hmap {
 	uint64_t empty_key_val;
 };
 
+/* FNV-1a, for maps keyed by strings or records: the hash of an empty
+ * input, and that hash h continued over len bytes (or a string without
+ * its NUL). Equal hashes still need their keys compared. */
+#define HMAP_HASH_INIT 0xcbf29ce484222325ull
+
+static inline uint64_t
+hmap_hash_bytes(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *b = data;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static inline uint64_t
+hmap_hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 /* An empty map; a zeroed struct hmap is also valid. */
 void
 hmap_init(struct hmap *m);

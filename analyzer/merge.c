@@ -18,17 +18,6 @@ struct merge {
 	size_t stack_cap;
 };
 
-static uint64_t
-fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static const char *
 module_path(const struct profile *p, uint32_t m)
 {
@@ -39,13 +28,12 @@ static uint64_t
 func_hash(const struct profile *p, const struct profile_func *f)
 {
 	const char *mod = module_path(p, f->module);
-	uint64_t h = 0xcbf29ce484222325ull;
-	h = fnv(h, f->name, strlen(f->name) + 1);
-	h = fnv(h, mod, strlen(mod) + 1);
-	h = fnv(h, &f->addr, sizeof(f->addr));
+	uint64_t h = hmap_hash_str(HMAP_HASH_INIT, f->name);
+	h = hmap_hash_str(hmap_hash_bytes(h, "", 1), mod);
+	h = hmap_hash_bytes(h, &f->addr, sizeof(f->addr));
 	if (f->file)
-		h = fnv(h, f->file, strlen(f->file) + 1);
-	return fnv(h, &f->line, sizeof(f->line));
+		h = hmap_hash_str(hmap_hash_bytes(h, "", 1), f->file);
+	return hmap_hash_bytes(h, &f->line, sizeof(f->line));
 }
 
 static bool

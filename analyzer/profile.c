@@ -256,17 +256,6 @@ base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static int
 cmp_by_label(const void *pa, const void *pb, void *arg)
 {
@@ -310,7 +299,7 @@ make_labels(struct profile *p)
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		if (p->funcs[i].flags & PROFILE_FUNC_HIDDEN)
 			continue;
-		uint64_t h = name_hash(p->funcs[i].name);
+		uint64_t h = hmap_hash_str(HMAP_HASH_INIT, p->funcs[i].name);
 		next[i] = hmap_get(&heads, h, &v) ? (uint32_t)v - 1
 						   : PROFILE_NONE;
 		hmap_put(&heads, h, i + 1);
@@ -321,7 +310,7 @@ make_labels(struct profile *p)
 			f->label = xstrdup(f->name);
 			continue;
 		}
-		hmap_get(&heads, name_hash(f->name), &v);
+		hmap_get(&heads, hmap_hash_str(HMAP_HASH_INIT, f->name), &v);
 		size_t same = 0;
 		bool shared_mod = false;
 		for (uint32_t k = (uint32_t)v - 1; k != PROFILE_NONE;
@@ -604,6 +593,29 @@ profile_funcs_by_self(const struct profile *p, size_t *n)
 	qsort_r(ids, k, sizeof(*ids), cmp_by_self, (void *)p);
 	*n = k;
 	return ids;
+}
+
+int
+profile_cmp_nodes_by_label(const void *pa, const void *pb, void *arg)
+{
+	const struct profile *p = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint32_t ra = p->label_rank[p->nodes[a].func];
+	uint32_t rb = p->label_rank[p->nodes[b].func];
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+int
+profile_cmp_nodes_heaviest(const void *pa, const void *pb, void *arg)
+{
+	const struct profile *p = arg;
+	const struct profile_node *na = &p->nodes[*(const uint32_t *)pa];
+	const struct profile_node *nb = &p->nodes[*(const uint32_t *)pb];
+	if (na->total != nb->total)
+		return na->total > nb->total ? -1 : 1;
+	return profile_cmp_nodes_by_label(pa, pb, arg);
 }
 
 const char *

@@ -276,6 +276,15 @@ profile_finish(struct profile *p);
 uint32_t *
 profile_funcs_by_self(const struct profile *p, size_t *n);
 
+/* qsort_r orders of tree nodes (uint32_t node ids; arg: the finished
+ * profile), for the reports and exports that walk the tree: siblings
+ * heaviest first (total weight), then by label; or by label alone. The
+ * root is never among them. */
+int
+profile_cmp_nodes_heaviest(const void *a, const void *b, void *profile);
+int
+profile_cmp_nodes_by_label(const void *a, const void *b, void *profile);
+
 /* The module path of a function, or NULL when it has none. Valid as long
  * as the profile. */
 const char *

@@ -278,10 +278,8 @@ unnamed_name(char *buf, size_t len, const char *base, uint64_t off, bool gone)
 static uint64_t
 line_hash(uint64_t sym, const char *file, unsigned line)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ sym ^ ((uint64_t)line << 40);
-	for (const char *c = file; *c; c++)
-		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-	return h;
+	return hmap_hash_str(HMAP_HASH_INIT ^ sym ^ ((uint64_t)line << 40),
+			     file);
 }
 
 /* The function "name (file:line)" of symbol s, made once per file, line

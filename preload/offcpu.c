@@ -148,9 +148,9 @@ watch_open(struct watch *w)
 		w->refused = 1;
 		return -1;
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, OFFCPU_FD_BASE);
-	close(fd);
-	if (high < 0) {
+	int high = prof_fd_raise(fd, OFFCPU_FD_BASE);
+	if (high < OFFCPU_FD_BASE) {
+		close(high);
 		w->refused = 1;
 		return -1;
 	}
@@ -192,12 +192,8 @@ read_key(struct watch *w, struct key *k, uint64_t *pc, uint64_t *sp)
 	*sp = strtoull(prev, &end, 16);
 	if (!*pc || !*sp)
 		return -1;
-	clockid_t cid;
 	struct timespec ts;
-	/* The CPU clock of another thread: (~tid << 3) | CPUCLOCK_SCHED |
-	 * CPUCLOCK_PERTHREAD, as pthread_getcpuclockid makes it. */
-	cid = (clockid_t)((~(unsigned)w->tid << 3) | 6);
-	if (clock_gettime(cid, &ts) != 0)
+	if (clock_gettime(prof_thread_clock(w->tid), &ts) != 0)
 		return -1;
 	k->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	return 1;

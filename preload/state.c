@@ -9,9 +9,11 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct prof_state prof_state;
 
@@ -186,6 +188,17 @@ prof_clock_ns(clockid_t clock)
 	struct timespec ts;
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* async-signal-safe */
+int
+prof_fd_raise(int fd, int min)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
 }
 
 /* async-signal-safe */

@@ -73,6 +73,21 @@ prof_disable(const char *why);
 uint64_t
 prof_clock_ns(clockid_t clock);
 
+/* The CPU-time clock of thread tid of this process, as the kernel encodes
+ * it (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), what pthread_getcpuclockid
+ * returns), for a thread known by its id only. async-signal-safe */
+static inline clockid_t
+prof_thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+/* Moves fd to the lowest free number at or above min, close-on-exec,
+ * out of the program's way; returns the new number, or fd itself when
+ * there is none (fd is then left as it was). async-signal-safe */
+int
+prof_fd_raise(int fd, int min);
+
 /* CLOCK_MONOTONIC in nanoseconds. async-signal-safe */
 uint64_t
 prof_now_ns(void);

@@ -59,11 +59,7 @@ perf_open(uint64_t period_ns, int sig, pid_t tid)
 			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, TIMER_FD_MIN);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
+	fd = prof_fd_raise(fd, TIMER_FD_MIN);
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
 	if (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    fcntl(fd, F_SETSIG, sig) < 0 ||
@@ -83,11 +79,9 @@ posix_new(int sig, pid_t tid, timer_t *out)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = sig;
 	sev._sigev_un._tid = tid;
-	/* The CPU clock of thread tid, as the kernel encodes it
-	 * (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)); the caller's own is
-	 * CLOCK_THREAD_CPUTIME_ID. */
+	/* The caller's own clock is CLOCK_THREAD_CPUTIME_ID. */
 	clockid_t clock = tid == gettid() ? CLOCK_THREAD_CPUTIME_ID
-					  : (clockid_t)((~(unsigned)tid << 3) | 6);
+					  : prof_thread_clock(tid);
 	return timer_create(clock, &sev, out) < 0 ? -errno : 0;
 }
 

@@ -65,12 +65,7 @@ reopen_spool(void)
 		close(fd);
 		return -1;
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	spool_fd = fd;
+	spool_fd = prof_fd_raise(fd, 512);
 	return 0;
 }
 
@@ -341,11 +336,7 @@ writer_open(void)
 		return rc;
 	spool_fd = rc;
 	/* Keep the descriptor out of the low numbers the target uses. */
-	int high = fcntl(spool_fd, F_DUPFD_CLOEXEC, 512);
-	if (high >= 0) {
-		close(spool_fd);
-		spool_fd = high;
-	}
+	spool_fd = prof_fd_raise(spool_fd, 512);
 	struct stat st;
 	if (fstat(spool_fd, &st) != 0) {
 		rc = -errno;
