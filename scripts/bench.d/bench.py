@@ -55,6 +55,7 @@ GOAL_SHARE_PTS = 2.0
 class Target:
     name: str
     truth: dict      # function name -> percent of the work, by construction
+    iters_per_ms: int = 0   # the fixed work of the rounds (calibrate())
 
 
 TARGETS = [
@@ -193,6 +194,8 @@ class Bench:
         path = self.target_path(target)
         env = dict(self.env)
         env.update(cfg.env)
+        if target.iters_per_ms:
+            env['WORK_ITERS_PER_MS'] = str(target.iters_per_ms)
         hz = str(cfg.hz)
         if cfg.tool == 'bare':
             argv = [path, scale]
@@ -233,6 +236,31 @@ class Bench:
             for suffix in ('.spool', '.prof', '.data', '.time', '.err'):
                 if os.path.exists(base + suffix):
                     os.unlink(base + suffix)
+
+    def calibrate(self, target, runs=3):
+        """Sets target.iters_per_ms from the fastest of a few bare runs.
+
+        The targets normally work until their threads' CPU clocks have
+        advanced by the amount asked for (tests/targets/work.h), which
+        would absorb a profiler's cost into the work. The rounds run a
+        fixed number of iterations instead, so that the cost shows as
+        extra CPU and wall time; this finds the number that makes a bare
+        run take what the scale asks for."""
+        best = 0.0
+        env = dict(self.env, WORK_REPORT='1')
+        env.pop('WORK_ITERS_PER_MS', None)
+        for _ in range(runs):
+            r = subprocess.run([self.target_path(target), '0.3'], env=env,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True,
+                               timeout=RUN_TIMEOUT)
+            m = re.search(r'work: (\d+) iterations in (\d+) ns of CPU',
+                          r.stderr)
+            if r.returncode != 0 or not m:
+                raise RunFailed(f'{target.name}: calibration run: exit '
+                                f'{r.returncode}: {r.stderr.strip()[-300:]}')
+            best = max(best, int(m.group(1)) / (int(m.group(2)) / 1e6))
+        target.iters_per_ms = max(1, int(best))
 
     def read_profrun(self, spool, target):
         r = json.loads(output_of([self.profanalyze, '--json', spool],
@@ -577,6 +605,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix='profrun-bench-') as work:
         bench = Bench(args.build, work)
         facts = machine_facts(bench)
+        for t in TARGETS:
+            bench.calibrate(t)
         cfgs = probe(bench, all_cfgs, failures)
         if not cfgs or cfgs[0].tool != 'bare':
             print('bench: the bare runs fail; nothing to compare with',
@@ -594,6 +624,8 @@ def main():
           f'{args.scale}, build {args.build}/, '
           f'{int(elapsed.total_seconds() // 60)} min)\n')
     print('\n'.join(facts))
+    print('- fixed work (WORK_ITERS_PER_MS, calibrated on bare runs): ' +
+          ', '.join(f'{t.name} {t.iters_per_ms}' for t in TARGETS))
     print(f'- load average before {load_before.split(" ", 3)[:3]}, after '
           f'{read_first("/proc/loadavg").split(" ", 3)[:3]}\n')
     verdicts = []

@@ -1,0 +1,100 @@
+/*
+ * signal-floor: what the kernel charges for one timer sample before any
+ * profiler code runs, on this machine. Not built by meson; BENCHMARKS.md
+ * says how it is run.
+ *
+ *   cc -O2 -o signal-floor scripts/bench.d/signal-floor.c
+ *   signal-floor MODE PERIOD_NS ITERATIONS
+ *
+ * MODE 0 runs the loop alone; MODE 1 with a per-thread perf task-clock
+ * counter that signals the thread through O_ASYNC (profrun's perf timer)
+ * and an empty handler; MODE 2 the same counter delivering SIGTRAP through
+ * attr.sigtrap (Linux 5.13). It prints the loop's CPU time and the signals
+ * taken; (CPU − CPU of MODE 0) / signals is the cost of one.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long hits;
+
+static void
+handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	hits++;
+}
+
+static double
+cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s MODE PERIOD_NS ITERATIONS\n", argv[0]);
+		return 2;
+	}
+	int mode = atoi(argv[1]);
+	long period = atol(argv[2]);
+	long iters = atol(argv[3]);
+	if (mode == 1 || mode == 2) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigaction(mode == 1 ? SIGPROF : SIGTRAP, &sa, NULL);
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.sample_period = (unsigned long)period;
+		a.disabled = 1;
+		a.exclude_hv = 1;
+		a.exclude_kernel = 1;
+		if (mode == 1) {
+			a.wakeup_events = 1;
+		} else {
+			a.sigtrap = 1;
+			a.remove_on_exec = 1;
+		}
+		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		if (fd < 0) {
+			perror("perf_event_open");
+			return 1;
+		}
+		if (mode == 1) {
+			struct f_owner_ex o = { F_OWNER_TID, gettid() };
+			if (fcntl(fd, F_SETOWN_EX, &o) < 0 ||
+			    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
+			    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0) {
+				perror("fcntl");
+				return 1;
+			}
+		}
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	double c0 = cpu_seconds();
+	volatile unsigned long x = 0;
+	for (long i = 0; i < iters; i++)
+		x += (unsigned long)i;
+	double c1 = cpu_seconds();
+	printf("mode %d: %.3f s of CPU, %lu signals\n", mode, c1 - c0, hits);
+	return 0;
+}
