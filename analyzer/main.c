@@ -63,6 +63,7 @@ enum report_kind {
 #define GIVEN_OUTLINE 0x8u  /* --root, --max-indent */
 #define GIVEN_FRACTION 0x10u
 #define GIVEN_VIEW 0x20u     /* --alloc, --inuse, --peak */
+#define GIVEN_THRESHOLD 0x40u
 
 struct options {
 	enum report_kind report;
@@ -164,7 +165,8 @@ static const char usage_text[] =
 	"graph: by\n"
 	"                         total time) and outline paths below PCT "
 	"percent\n"
-	"                         of the samples (default 1.0)\n"
+	"                         of the samples (default 1.0; not "
+	"--style=racket)\n"
 	"      --fractional-threshold PCT\n"
 	"                         graph: leave out parents and children "
 	"below PCT\n"
@@ -312,6 +314,7 @@ take_tuning(struct options *o, int c)
 	switch (c) {
 	case OPT_THRESHOLD:
 		o->threshold_pct = parse_pct("--threshold", optarg);
+		o->given |= GIVEN_THRESHOLD;
 		break;
 	case OPT_FRACTIONAL:
 		o->fractional_pct = parse_pct("--fractional-threshold", optarg);
@@ -458,6 +461,12 @@ check_applies(const struct options *o)
 	if ((o->given & GIVEN_RACKET) && !(graph && o->racket) && !dot)
 		usage_error("--hide-self and --hide-subs apply to --graph "
 			    "--style=racket and --format=dot only");
+	/* The Racket table has thresholds of its own; --show-all, which
+	 * sets every threshold, is not this mistake. */
+	if ((o->given & GIVEN_THRESHOLD) && graph && o->racket)
+		usage_error("--threshold does not apply to --graph "
+			    "--style=racket, whose thresholds are --hide-self "
+			    "and --hide-subs");
 	if ((o->given & GIVEN_FRACTION) && !(graph && !o->racket))
 		usage_error("--fractional-threshold applies to --graph "
 			    "(allegro style) only");
