@@ -177,19 +177,23 @@ report_outline_lines(const struct report_outline *o)
 
 /* The indentation of line l, depth levels below the printed root, into
  * buf (depth + 1 bytes): one column per level, the ancestors' '|' or ' '
- * and the line's own glyph last; then cut to the max indentation,
- * keeping the innermost columns. */
+ * and the line's own glyph last. A line deeper than the max indentation
+ * N keeps the first N - 1 columns and puts its own glyph in column N,
+ * leaving out the levels between: column c < N then stands for level c
+ * on every line, so a run of siblings' '|' stays under its '/' (keeping
+ * the innermost columns instead would shift them by the depth). */
 static const char *
 indent(const struct report_outline *o, const struct line *l, uint32_t depth,
        const bool *more, char *buf)
 {
-	for (uint32_t c = 1; c < depth; c++)
+	uint32_t width = depth;
+	if (width > o->opts.max_indent)
+		width = (uint32_t)o->opts.max_indent;
+	for (uint32_t c = 1; c < width; c++)
 		buf[c - 1] = more[c] ? '|' : ' ';
-	if (depth)
-		buf[depth - 1] = l->glyph;
-	buf[depth] = '\0';
-	if (depth > o->opts.max_indent)
-		return buf + (depth - o->opts.max_indent);
+	if (width)
+		buf[width - 1] = l->glyph;
+	buf[width] = '\0';
 	return buf;
 }
 
