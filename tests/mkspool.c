@@ -9,7 +9,9 @@
  *
  *   process [pid=N] [timer=perf|posix|itimer|none] [clock=cpu|wall]
  *           [period=NS] [hz=N] [depth=N] [exe=PATH] [space=BYTES]
- *       space= is the allocation sampling interval (default 0, off).
+ *           [flags=user-only]
+ *       space= is the allocation sampling interval (default 0, off);
+ *       user-only sets SPOOL_PROCESS_USER_ONLY, as the perf source does.
  *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file|of:ELF]
  *          [symbols=ELF] [seg=VADDR:MEMSZ]...
  *       Without seg= the PT_LOAD segments are read from the ELF file at
@@ -397,6 +399,7 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 	static const char *const clocks[] = { NULL, "cpu", "wall" };
 	const struct word *exe = find(w, n, "exe");
 	const struct word *t = find(w, n, "timer"), *c = find(w, n, "clock");
+	const struct word *flags = find(w, n, "flags");
 	struct spool_process p = {
 		.pid = (uint32_t)num_or(w, n, "pid", 1000),
 		.ppid = 1,
@@ -410,6 +413,8 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 		.cmdline = { "fixture", 7 },
 		.space_interval = num_or(w, n, "space", 0),
 	};
+	if (flags && strstr(flags->val, "user-only"))
+		p.flags |= SPOOL_PROCESS_USER_ONLY;
 	spool_put_process(b, &p);
 }
 
