@@ -171,6 +171,54 @@ parse_bytes(const char *opt, const char *s)
 	return (uint64_t)v << shift;
 }
 
+/* The long option without an argument whose val is val, or NULL. */
+static const struct option *
+no_arg_option(int val, const struct option *longopts)
+{
+	for (const struct option *l = longopts; l->name; l++)
+		if (l->val == val && l->has_arg == no_argument)
+			return l;
+	return NULL;
+}
+
+/* Exits with the error getopt_long reported as c (':' or '?'), naming the
+ * option as the user wrote it. arg is argv[optind - 1]: the option itself
+ * when it was a long one or the last argument, but not always for a short
+ * one (in "-xq" it is the argument before), so a short option is named
+ * from optopt. getopt sets optopt to 0 for an unknown long option and to
+ * the option's val when one lacks or must not have an argument. */
+static void __attribute__((noreturn))
+bad_option(int c, const char *arg, const struct option *longopts)
+{
+	int is_long = strncmp(arg, "--", 2) == 0 && arg[2];
+	int len = is_long ? (int)strcspn(arg, "=") : 0;
+	char shortname[8];
+
+	if (optopt > 0x20 && optopt < 0x7f)
+		snprintf(shortname, sizeof(shortname), "-%c", optopt);
+	else
+		snprintf(shortname, sizeof(shortname), "-\\x%02x", optopt & 0xff);
+	if (c == ':') {
+		/* Only the last argument can lack its argument, so arg is it. */
+		if (is_long)
+			die_usage("%.*s: missing argument", len, arg);
+		die_usage("%s: missing argument", shortname);
+	}
+	const struct option *l = no_arg_option(optopt, longopts);
+	if (is_long && l && arg[len] == '=' &&
+	    strncmp(l->name, arg + 2, (size_t)len - 2) == 0)
+		die_usage("%.*s: takes no argument", len, arg);
+	if (optopt)
+		die_usage("%s: unknown option", shortname);
+	int matches = 0;
+	for (l = longopts; l->name; l++)
+		matches += strncmp(l->name, arg + 2, (size_t)len - 2) == 0;
+	if (matches > 1)
+		die_usage("%.*s: ambiguous option (it could be any of %d)",
+			  len, arg, matches);
+	die_usage("%.*s: unknown option", len, arg);
+}
+
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
@@ -204,7 +252,9 @@ parse_options(int argc, char **argv, struct options *o)
 			       .space_interval = PROF_DEFAULT_SPACE_INTERVAL };
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+o:F:qh", longopts, NULL)) != -1) {
+	/* "+": options end at PROGRAM; ":": a missing argument is ':',
+	 * told apart from an unknown option ('?'). */
+	while ((c = getopt_long(argc, argv, "+:o:F:qh", longopts, NULL)) != -1) {
 		char *end;
 		unsigned long v;
 		switch (c) {
@@ -276,11 +326,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case OPT_VERSION:
 			printf("profrun %s\n", PROFRUN_VERSION);
 			exit(0);
+		case ':':
 		case '?':
-			if (optopt)
-				die_usage("-%c: unknown option or missing argument", optopt);
-			die_usage("%s: unknown option or missing argument",
-				  argv[optind - 1]);
+			bad_option(c, argv[optind - 1], longopts);
 		}
 	}
 	if (optind >= argc)
