@@ -444,6 +444,74 @@ find_library(char *out, size_t cap)
 	}
 }
 
+/* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
+static int
+perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = INT_MIN;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why perf_event_open failed with err, for the user who forced --timer=perf:
+ * the fix differs with the cause. */
+static void
+explain_perf(int err, char *out, size_t cap)
+{
+	int paranoid = perf_paranoid();
+	if ((err == EACCES || err == EPERM) && paranoid > 2)
+		snprintf(out, cap, "perf_event_open: %s: kernel.perf_event_paranoid "
+			 "is %d, and an unprivileged user needs 2 or less (sysctl "
+			 "kernel.perf_event_paranoid=2) or CAP_PERFMON", strerror(err),
+			 paranoid);
+	else if (err == EACCES || err == EPERM)
+		snprintf(out, cap, "perf_event_open: %s although "
+			 "kernel.perf_event_paranoid is %d, which allows user-mode "
+			 "counting: a security policy (seccomp, container, LSM) "
+			 "forbids perf events", strerror(err), paranoid);
+	else if (err == ENOSYS || err == ENOENT || err == ENODEV ||
+		 err == EOPNOTSUPP)
+		snprintf(out, cap, "perf_event_open: %s: this kernel has no "
+			 "software perf events", strerror(err));
+	else if (err == EMFILE || err == ENFILE)
+		snprintf(out, cap, "perf_event_open: %s: no file descriptor is "
+			 "free for the counter", strerror(err));
+	else
+		snprintf(out, cap, "perf_event_open: %s", strerror(err));
+}
+
+/* One line on why the forced source kind cannot be used (timer_probe
+ * failed with err), and exit 2. */
+static void __attribute__((noreturn))
+timer_unavailable(const struct options *o, int err)
+{
+	char why[512];
+	if (o->timer == SPOOL_TIMER_PERF)
+		explain_perf(err, why, sizeof(why));
+	else if (o->timer == SPOOL_TIMER_ITIMER && o->sig != SIGPROF)
+		snprintf(why, sizeof(why), "setitimer(ITIMER_PROF) can only send "
+			 "SIGPROF, not signal %d (%s) asked for with --signal",
+			 o->sig, sigabbrev_np(o->sig) ? sigabbrev_np(o->sig) : "RT");
+	else if (o->timer == SPOOL_TIMER_POSIX && err == EAGAIN)
+		snprintf(why, sizeof(why), "timer_create(CLOCK_THREAD_CPUTIME_ID): "
+			 "%s: the limit of queued signals (ulimit -i) is reached",
+			 strerror(err));
+	else if (o->timer == SPOOL_TIMER_POSIX)
+		snprintf(why, sizeof(why), "timer_create(CLOCK_THREAD_CPUTIME_ID): "
+			 "%s", strerror(err));
+	else
+		snprintf(why, sizeof(why), "setitimer(ITIMER_PROF): %s",
+			 strerror(err));
+	fprintf(stderr, "profrun: --timer=%s: not available here: %s\n",
+		spool_timer_name((uint32_t)o->timer), why);
+	exit(2);
+}
+
 static void
 check_timer(const struct options *o)
 {
@@ -451,11 +519,8 @@ check_timer(const struct options *o)
 				     SPOOL_TIMER_ITIMER };
 	if (o->timer != SPOOL_TIMER_NONE) {
 		int rc = timer_probe(o->timer, o->hz, o->sig);
-		if (rc < 0) {
-			fprintf(stderr, "profrun: --timer=%s: not available here (%s)\n",
-				spool_timer_name((uint32_t)o->timer), strerror(-rc));
-			exit(2);
-		}
+		if (rc < 0)
+			timer_unavailable(o, -rc);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)

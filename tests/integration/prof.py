@@ -11,10 +11,14 @@ Each test script calls prof.main(test_function). Exit codes follow meson:
 0 pass, 1 fail, 77 skip.
 """
 
+import ctypes
+import errno
 import json
 import math
 import os
+import platform
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -105,15 +109,18 @@ def profrun(args, **kw):
 
 
 class Profile:
-    """One target run under profrun and its analysis."""
+    """One target run under profrun and its analysis. user_seconds and
+    system_seconds are the CPU time of the profrun run, target included
+    (profrun's own share is a few milliseconds)."""
 
-    def __init__(self, spool, run_result, report, analyze_result):
+    def __init__(self, spool, run_result, report, analyze_result, usage):
         self.spool = spool
         self.rc = run_result.returncode
         self.stdout = run_result.stdout
         self.stderr = run_result.stderr
         self.report = report
         self.analyze_stderr = analyze_result.stderr
+        self.user_seconds, self.system_seconds = usage
 
 
 def analyze(spool, *, args=('--json',), expect_rc=0):
@@ -210,13 +217,20 @@ def _timer_of(opts):
     return None
 
 
-def profile(target, args=(), opts=(), *, expect_rc=0, timeout=120, env=None):
+def profile(target, args=(), opts=(), *, expect_rc=0, timeout=120, env=None,
+            preexec_fn=None):
     """Runs `profrun -q -o TMP/x.spool OPTS -- TARGET ARGS` and analyzes
     the spool. Raises TimerUnavailable when OPTS ask for a timer profrun
     says it cannot use (exit 2 and a message naming the timer)."""
     spool = os.path.join(tmpdir(), 'x.spool')
+    # The children's times grow by what profrun and the target used: both
+    # are waited for (profrun waits for the target) before run() returns.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = profrun(['-q', '-o', spool] + list(opts) + ['--', target] +
-                list(args), timeout=timeout, env=env)
+                list(args), timeout=timeout, env=env, preexec_fn=preexec_fn)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    usage = (after.ru_utime - before.ru_utime,
+             after.ru_stime - before.ru_stime)
     timer = _timer_of(opts)
     if timer and r.returncode == 2 and timer in r.stderr:
         raise TimerUnavailable(r.stderr.strip())
@@ -227,7 +241,7 @@ def profile(target, args=(), opts=(), *, expect_rc=0, timeout=120, env=None):
     if not os.path.exists(spool):
         raise Fail(f'profrun did not create {spool}\n{r.stderr}')
     a, report = analyze(spool)
-    return Profile(spool, r, report, a)
+    return Profile(spool, r, report, a, usage)
 
 
 def field(obj, key):
@@ -307,6 +321,48 @@ def for_each_timer(fn, timers=TIMERS):
             print(f'timer {t}: unavailable here: {e}')
     if not ran:
         raise Skip('no timer available: ' + ', '.join(timers))
+
+
+# perf_event_open's number and the seccomp audit architecture, by machine.
+_PERF_EVENT_OPEN = {'x86_64': (298, 0xC000003E), 'aarch64': (241, 0xC00000B7)}
+
+
+def deny_perf_event_open(err=errno.EACCES):
+    """A preexec_fn that makes perf_event_open fail with err in the child
+    and everything it runs (a seccomp filter), as on a kernel whose
+    perf_event_paranoid forbids it; or None on a machine this does not
+    know the system call number of."""
+    nr_arch = _PERF_EVENT_OPEN.get(platform.machine())
+    if not nr_arch:
+        return None
+    nr, arch = nr_arch
+
+    class Insn(ctypes.Structure):
+        _fields_ = [('code', ctypes.c_ushort), ('jt', ctypes.c_ubyte),
+                    ('jf', ctypes.c_ubyte), ('k', ctypes.c_uint32)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort),
+                    ('filter', ctypes.POINTER(Insn))]
+
+    ld_abs, jeq, ret = 0x20, 0x15, 0x06
+    insns = (Insn * 6)(
+        Insn(ld_abs, 0, 0, 4),        # seccomp_data.arch
+        Insn(jeq, 0, 3, arch),        # another ABI: allow
+        Insn(ld_abs, 0, 0, 0),        # seccomp_data.nr
+        Insn(jeq, 0, 1, nr),
+        Insn(ret, 0, 0, 0x00050000 | err),  # SECCOMP_RET_ERRNO
+        Insn(ret, 0, 0, 0x7fff0000))        # SECCOMP_RET_ALLOW
+    prog = Prog(len(insns), insns)
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def install():
+        # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP SECCOMP_MODE_FILTER.
+        if libc.prctl(38, 1, 0, 0, 0) != 0 or \
+                libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+            os.write(2, b'deny_perf_event_open: prctl failed\n')
+            os._exit(99)
+    return install
 
 
 def one_line(text, what):
