@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The spool file: an existing FILE is kept as FILE.old, the new one has
 mode 0600 whatever the umask, and a symlink planted at FILE is not followed.
+Without -o, FILE is prof.spool in the current directory (and a second run
+keeps the first one's as prof.spool.old).
 
 usage: test_spool_file.py WORK_SPLIT
 """
@@ -32,8 +34,32 @@ def check_spool(spool):
             raise prof.Fail(f'{spool} is not a spool')
 
 
+def check_default_name(target):
+    d = prof.tmpdir()
+    spool = os.path.join(d, 'prof.spool')
+    ids = []
+    for n in (1, 2):
+        r = prof.profrun(['-q', '--', target, '0.05'], cwd=d)
+        if r.returncode != 0:
+            raise prof.Fail(f'without -o, run {n}: exit {r.returncode}: '
+                            f'{r.stderr}')
+        left = sorted(os.listdir(d))
+        want = ['prof.spool'] + (['prof.spool.old'] if n == 2 else [])
+        if left != want:
+            raise prof.Fail(f'without -o, run {n} left {left} in the current '
+                            f'directory, want {want}')
+        check_spool(spool)
+        st = os.stat(spool)
+        ids.append((st.st_ino, st.st_mtime_ns))
+    old = os.stat(spool + '.old')
+    if (old.st_ino, old.st_mtime_ns) != ids[0]:
+        raise prof.Fail('prof.spool.old is not the first run\'s spool')
+    print('without -o: ./prof.spool, then the first kept as prof.spool.old')
+
+
 def test():
     target = sys.argv[1]
+    check_default_name(os.path.abspath(target))
     d = prof.tmpdir()
 
     spool = os.path.join(d, 'prof.spool')
