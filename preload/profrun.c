@@ -678,23 +678,25 @@ report(const char *output, const struct spool_summary *s, int children)
 {
 	char more[PATH_MAX + 160] = "", allocs[48] = "";
 	if (s->allocs)
-		snprintf(allocs, sizeof(allocs), " and %llu allocation samples",
-			 (unsigned long long)s->allocs);
+		snprintf(allocs, sizeof(allocs), " and %llu allocation sample%s",
+			 (unsigned long long)s->allocs, s->allocs == 1 ? "" : "s");
 	if (children)
 		snprintf(more, sizeof(more), "; %d more spool%s (%s.PID) from child "
 			 "processes and exec'd programs (profanalyze --children "
 			 "merges them)", children, children == 1 ? "" : "s", output);
 	if (!s->complete) {
-		fprintf(stderr, "profrun: %s: %llu samples%s; the spool has no footer "
-			"(the program ended before the profiler could finish it)%s\n",
-			output, (unsigned long long)s->samples, allocs, more);
+		fprintf(stderr, "profrun: %s: %llu sample%s%s; the spool has no "
+			"footer (the program ended before the profiler could "
+			"finish it)%s\n", output, (unsigned long long)s->samples,
+			s->samples == 1 ? "" : "s", allocs, more);
 		return;
 	}
 	uint64_t dropped = 0;
 	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
 		dropped += s->footer.drops[i];
-	fprintf(stderr, "profrun: %s: %llu samples%s, %u threads, %llu dropped%s\n",
-		output, (unsigned long long)s->samples, allocs, s->footer.threads,
+	fprintf(stderr, "profrun: %s: %llu sample%s%s, %u thread%s, %llu dropped%s\n",
+		output, (unsigned long long)s->samples, s->samples == 1 ? "" : "s",
+		allocs, s->footer.threads, s->footer.threads == 1 ? "" : "s",
 		(unsigned long long)dropped, more);
 }
 
