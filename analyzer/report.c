@@ -110,11 +110,21 @@ represents_line(FILE *out, const struct profile *p)
 	fputs(".\n\n", out);
 }
 
+bool
+report_delivered_hz(const struct profile_header *h, double *hz)
+{
+	if (h->clock == SPOOL_CLOCK_WALL || !h->complete || !h->cpu_ns)
+		return false;
+	*hz = (double)h->samples / report_seconds(h->cpu_ns);
+	return true;
+}
+
 static void
 source_line(FILE *out, const struct profile *p)
 {
 	const struct profile_header *h = &p->hdr;
 	uint64_t threads = report_threads(p);
+	double hz;
 
 	if (!h->has_process) {
 		fputs("Time source: unknown (the spool has no process record)",
@@ -131,9 +141,8 @@ source_line(FILE *out, const struct profile *p)
 				(unsigned long long)(h->samples -
 						     h->offcpu_samples),
 				(unsigned long long)h->offcpu_samples);
-		else if (h->complete && h->cpu_ns)
-			fprintf(out, ", %.0f Hz delivered",
-				(double)h->samples / report_seconds(h->cpu_ns));
+		else if (report_delivered_hz(h, &hz))
+			fprintf(out, ", %.0f Hz delivered", hz);
 		else if (h->period_ns)
 			fprintf(out, ", %.0f Hz nominal (1/period)",
 				1e9 / (double)h->period_ns);

@@ -6,6 +6,7 @@
 #ifndef PROFANALYZE_REPORT_H
 #define PROFANALYZE_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,6 +34,14 @@ report_pct(uint64_t part, uint64_t whole);
  * when that is larger (threads that never got a record). */
 uint64_t
 report_threads(const struct profile *p);
+
+/* The sampling rate the run delivered, into *hz: samples per second of
+ * the process's CPU time as the footer records it (the header's "N Hz
+ * delivered"). Returns false, leaving *hz alone, when there is none: no
+ * footer, no CPU time, or the wall clock (whose samples are not of CPU
+ * time). */
+bool
+report_delivered_hz(const struct profile_header *h, double *hz);
 
 /* Formats v with at least one and at most max_decimals decimals, without
  * trailing zeros beyond the first ("1.0", "0.25"). Returns buf. */

@@ -27,6 +27,7 @@
 
 #define SECONDS_DECIMALS 9
 #define PCT_DECIMALS 4
+#define HZ_DECIMALS 3
 
 static const char *
 clock_name(uint32_t clock)
@@ -127,6 +128,7 @@ write_header(struct json *j, const struct profile *p)
 {
 	const struct profile_header *h = &p->hdr;
 	bool pr = h->has_process;
+	double hz;
 
 	if (h->kind == PROFILE_KIND_SPACE) {
 		write_space_header(j, p);
@@ -142,6 +144,11 @@ write_header(struct json *j, const struct profile *p)
 	json_key(j, "clock");
 	json_string(j, pr ? clock_name(h->clock) : NULL);
 	key_uint_or_null(j, "requested_hz", pr, h->requested_hz);
+	json_key(j, "delivered_hz");
+	if (report_delivered_hz(h, &hz))
+		json_double(j, hz, HZ_DECIMALS);
+	else
+		json_null(j);
 	json_key(j, "cpu_seconds");
 	if (h->complete)
 		json_double(j, report_seconds(h->cpu_ns), SECONDS_DECIMALS);
