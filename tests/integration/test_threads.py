@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Four threads do 10, 20, 30 and 40 % of the work: the report counts five
-threads (main and four) and splits the samples 1:2:3:4.
+threads (main and four) and splits the samples 1:2:3:4, with every timer
+profrun offers here. The sources reach threads differently: perf and posix
+have a timer per thread, itimer one for the process whose signal goes to
+the thread that was running.
 
 usage: test_threads.py THREADS
 """
@@ -10,12 +13,19 @@ import prof
 
 
 def test():
-    p = prof.profile(sys.argv[1], opts=['-F', '1000'])
-    r = p.report
-    threads = prof.field(r, 'threads')
-    if threads != 5:
-        raise prof.Fail(f'{threads} threads, want 5 (main + 4)')
-    prof.check_shares(r, {f'thread_work_{i}': i for i in range(1, 5)})
+    def one(timer):
+        p = prof.profile(sys.argv[1], opts=['-F', '1000', f'--timer={timer}'])
+        r = p.report
+        if prof.field(r, 'timer') != timer:
+            raise prof.Fail(f'asked for --timer={timer}, report says '
+                            f'{r["timer"]}')
+        threads = prof.field(r, 'threads')
+        if threads != 5:
+            raise prof.Fail(f'{timer}: {threads} threads, want 5 (main + 4)')
+        prof.check_shares(r, {f'thread_work_{i}': i for i in range(1, 5)},
+                          label=timer)
+
+    prof.for_each_timer(one)
 
 
 prof.main(test)
