@@ -136,11 +136,13 @@ source_line(FILE *out, const struct profile *p)
 		if (h->requested_hz)
 			fprintf(out, ", %u Hz requested", h->requested_hz);
 		if (h->clock == SPOOL_CLOCK_WALL)
-			fprintf(out, "; wall clock: %llu samples of running "
-				"threads, %llu records of blocked time",
+			fprintf(out, "; wall clock: %llu sample%s of running "
+				"threads, %llu record%s of blocked time",
 				(unsigned long long)(h->samples -
 						     h->offcpu_samples),
-				(unsigned long long)h->offcpu_samples);
+				h->samples - h->offcpu_samples == 1 ? "" : "s",
+				(unsigned long long)h->offcpu_samples,
+				h->offcpu_samples == 1 ? "" : "s");
 		else if (report_delivered_hz(h, &hz))
 			fprintf(out, ", %.0f Hz delivered", hz);
 		else if (h->period_ns)

@@ -22,7 +22,8 @@
  *       A MODULE_IMAGE record holding FILE's bytes.
  *   unload path=PATH base=ADDR time=NS
  *   thread tid=N event=start|exit|name [name=NAME] [time=NS]
- *   sample tid=N time=NS weight=NS [flags=truncated,unwind] [repeat=N]
+ *   sample tid=N time=NS weight=NS [flags=truncated,unwind,off-cpu]
+ *          [repeat=N]
  *          stack=FRAME,FRAME,...      (innermost frame first, as spooled)
  *       FRAME is NAME or NAME+OFF: the address of the function symbol NAME
  *       in the most recently loaded module that has it, plus OFF (default:
@@ -607,6 +608,8 @@ do_sample(struct spool_buf *b, const struct word *w, size_t n)
 		s.flags |= SPOOL_SAMPLE_TRUNCATED;
 	if (flags && strstr(flags->val, "unwind"))
 		s.flags |= SPOOL_SAMPLE_UNWIND_ERR;
+	if (flags && strstr(flags->val, "off-cpu"))
+		s.flags |= SPOOL_SAMPLE_OFF_CPU;
 	s.depth = stack ? parse_stack(stack->val, pcs) : 0;
 	uint64_t repeat = num_or(w, n, "repeat", 1);
 	for (uint64_t i = 0; i < repeat; i++) {
