@@ -3,6 +3,22 @@
 free, calloc, realloc or dl_iterate_phdr: nomalloc_check interposes them
 and counts the calls made while a profiling signal is being handled.
 
+Blind spots (what this test cannot see):
+- Locks and stdio: a handler that takes a mutex, waits on a futex or
+  calls printf passes. Rule 1's "no lock, no stdio" rests on review and on
+  test_dlopen_stress's deadlock run.
+- Other allocation entry points: posix_memalign, aligned_alloc, memalign,
+  valloc, pvalloc, mmap and glibc's __libc_malloc called directly.
+- What counts as "in the handler": a call is counted only while a
+  sampling signal (SIGPROF, SIGVTALRM or a real-time signal) is blocked on
+  one of the program's own threads, between its start of work and its end
+  (checked_thread). A handler that unblocked its signal before calling
+  malloc, the profiler's own threads (writer, poller), and the start-up
+  and exit paths are not checked. The violation is also only seen when a
+  sample happens to run the bad path: at 10 kHz for 1.5 s of CPU it runs
+  thousands of times, so a call on every sample cannot be missed; one on
+  a rare path (a ring full, a module not yet known) can.
+
 usage: test_nomalloc.py NOMALLOC_CHECK
 """
 import sys
