@@ -14,10 +14,13 @@ the targets are built to do:
 - threads: the four thread functions are called by the C library's
   thread start and take 10, 20, 30 and 40 % of the outline; with
   --hide-module=libc.so* they become outermost frames with the same
-  shares.
+  shares. The profiler's own frames are hidden by default: no function
+  of libprofrun.so in the report, "... main" for main, which called the
+  library's pthread_create wrapper; --show-all shows the wrapper.
 
 usage: test_graph.py WORK_SPLIT RECURSIVE THREADS
 """
+import os
 import re
 import sys
 
@@ -172,8 +175,55 @@ def recursive(target):
                         f'recurse at {first[1]} numbered 0')
 
 
+def own_functions(spool, *args):
+    """Names of the report's functions that live in libprofrun.so."""
+    _, rep = prof.analyze(spool, args=args + ('--json',))
+    return {f['name'] for f in rep['functions']
+            if os.path.basename(f.get('module') or '').startswith(
+                'libprofrun.so')}
+
+
+def own_frames_hidden(spool):
+    """Default hiding of the profiler's own frames, on the allocation
+    samples of the threads run. Its time samples cannot show it: main
+    only waits, so it has next to no samples, and a new thread starts in
+    the library's trampoline, which the optimized build turns into a tail
+    call, so no time sample holds a frame of the library even with
+    --show-all. The allocations do: each new thread's TLS is calloc'ed
+    under main -> pthread_create (the library's wrapper) -> the C
+    library's pthread_create, and the calloc is the library's wrapper
+    too."""
+    view = ('--space',)
+    shown = own_functions(spool, *view, '--show-all')
+    print(f'--space --show-all: functions of libprofrun.so {sorted(shown)}')
+    if 'pthread_create' not in shown:
+        raise prof.Fail('--space --show-all: the pthread_create wrapper '
+                        f'of libprofrun.so is not shown ({sorted(shown)})')
+    full = outline_lines(text_report(spool, *view, '--outline',
+                                     '--show-all'))
+    main_at = [l for l in full if l[2] == 'main']
+    under = [l for l in full if main_at and l[3] == main_at[0][3] + 1]
+    if len(main_at) != 1 or not under or under[0][2] != 'pthread_create':
+        raise prof.Fail('--space --outline --show-all: main does not call '
+                        f'the wrapper pthread_create: {main_at} {under}')
+
+    own = own_functions(spool, *view, '--threshold', '0')
+    if own:
+        raise prof.Fail(f'--space: functions of libprofrun.so shown by '
+                        f'default: {sorted(own)}')
+    text = text_report(spool, *view, '--outline', '--threshold', '0')
+    names = {l[2] for l in outline_lines(text)}
+    if names & shown:
+        raise prof.Fail(f'--space --outline --threshold 0: the hidden '
+                        f'{sorted(names & shown)} are outline lines')
+    if not re.search(r'^[ |/+\\]*[\d.]+ \.\.\. main \d+$', text, re.M):
+        raise prof.Fail('--space --outline --threshold 0: no "... main" '
+                        f'line:\n{text}')
+
+
 def threads(target):
-    p = prof.profile(target, opts=['-F', '1000'])
+    # Every allocation sampled, for own_frames_hidden.
+    p = prof.profile(target, opts=['-F', '1000', '--space-interval=1'])
     total = prof.field(p.report, 'samples')
     g = graph_entries(text_report(p.spool, '--graph'))
     for i in range(1, 5):
@@ -197,6 +247,7 @@ def threads(target):
             if bool(at[0][0]) == bool(args):
                 raise prof.Fail(f'{args}: {name} indented by '
                                 f'{len(at[0][0])}')
+    own_frames_hidden(p.spool)
 
 
 def hidden_leaves(target):
