@@ -1,17 +1,41 @@
 /*
  * addrset: the lock-free set of sampled addresses (see addrset.h).
  *
- * A slot is taken before the bucket's fill count goes up and freed before
- * it goes down, so fill never says "empty" while a slot holds an address
- * that its owner could free. The ordering between the insert in one thread
- * and the free in another is the target's own: it must have handed the
- * pointer over with some synchronisation, which orders our stores too.
+ * A slot is taken before the address's filter byte goes up and freed
+ * before it goes down, so the filter never says "no" while a slot holds
+ * an address that its owner could free. The ordering between the insert
+ * in one thread and the free in another is the target's own: it must have
+ * handed the pointer over with some synchronisation, which orders our
+ * stores too.
  */
 #include "addrset.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+
+/* Counts a member in the filter byte of addr, which stays at
+ * ADDRSET_STICKY once there. async-signal-safe */
+static void
+filter_up(struct addrset *s, uint64_t addr)
+{
+	_Atomic uint8_t *f = &s->filter[addrset_filter_index(addr)];
+	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
+	while (v != ADDRSET_STICKY &&
+	       !atomic_compare_exchange_weak(f, &v, (uint8_t)(v + 1)))
+		;
+}
+
+/* async-signal-safe */
+static void
+filter_down(struct addrset *s, uint64_t addr)
+{
+	_Atomic uint8_t *f = &s->filter[addrset_filter_index(addr)];
+	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
+	while (v != ADDRSET_STICKY && v != 0 &&
+	       !atomic_compare_exchange_weak(f, &v, (uint8_t)(v - 1)))
+		;
+}
 
 /* async-signal-safe */
 int
@@ -24,7 +48,7 @@ addrset_insert(struct addrset *s, uint64_t addr)
 		    !atomic_compare_exchange_strong(&s->slot[b][w], &expect,
 						    addr))
 			continue;
-		atomic_fetch_add(&s->fill[b], 1);
+		filter_up(s, addr);
 		return 0;
 	}
 	return -ENOSPC;
@@ -34,15 +58,15 @@ addrset_insert(struct addrset *s, uint64_t addr)
 int
 addrset_remove(struct addrset *s, uint64_t addr)
 {
-	uint32_t b = addrset_bucket(addr);
-	if (!atomic_load_explicit(&s->fill[b], memory_order_relaxed))
+	if (!addrset_maybe(s, addr))
 		return 0;
+	uint32_t b = addrset_bucket(addr);
 	for (int w = 0; w < ADDRSET_WAYS; w++) {
 		if (atomic_load_explicit(&s->slot[b][w], memory_order_relaxed) !=
 		    addr)
 			continue;
 		atomic_store(&s->slot[b][w], 0);
-		atomic_fetch_sub(&s->fill[b], 1);
+		filter_down(s, addr);
 		return 1;
 	}
 	return 0;
@@ -52,7 +76,7 @@ addrset_remove(struct addrset *s, uint64_t addr)
 void
 addrset_pin(struct addrset *s, uint64_t addr)
 {
-	atomic_fetch_add(&s->fill[addrset_bucket(addr)], 1);
+	filter_up(s, addr);
 }
 
 uint32_t
@@ -60,7 +84,8 @@ addrset_count(const struct addrset *s)
 {
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < ADDRSET_BUCKETS; b++)
-		n += atomic_load(&s->fill[b]);
+		for (int w = 0; w < ADDRSET_WAYS; w++)
+			n += atomic_load(&s->slot[b][w]) != 0;
 	return n;
 }
 

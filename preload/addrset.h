@@ -3,18 +3,31 @@
  * that a free of one of them can be recorded.
  *
  * Every free asks whether its pointer is in the set, so the question must
- * cost next to nothing when the answer is no, which is nearly always: a
- * byte per bucket (the number of occupied slots) answers it with one load
- * from a 16 KiB array. Only when that byte is not zero are the bucket's
- * slots compared.
+ * cost next to nothing when the answer is no, which is nearly always. A
+ * filter answers it: a byte for each value of the address's bits 4 to 17
+ * (blocks are at least 16-byte aligned), counting the members with those
+ * bits. The index is a shift and a mask, nothing more: in a loop of small
+ * malloc/free pairs (about 20 cycles a pair), a multiplicative hash here
+ * cost several percent more than the shift (BENCHMARKS.md, "Space
+ * profiling"). Only when the byte is not zero are the slots looked at.
+ *
+ * The slots are a separate table, bucketed by a multiplicative hash of the
+ * whole address, so that its capacity does not depend on how addresses
+ * fall on the filter: page-aligned blocks and mmapped chunks, whose bits 4
+ * to 11 are all alike, share 64 filter bytes (a free of another block with
+ * those bits merely takes the slow path) but spread over all the buckets.
+ * A filter byte that reaches 255 stays there: it can no longer say no,
+ * which costs speed, never a lost free.
  *
  * The set is lock-free: a bucket is ADDRSET_WAYS slots taken with a
- * compare-and-swap and released with a store. Lookups never leave their
- * bucket, so there are no tombstones and no rehashing; a bucket that is
- * full refuses the address (the caller records the sample as untracked).
- * No two threads ever insert or remove the same address at once: a block
- * is inserted before its allocation returns and removed by the thread
- * that frees it, before the allocator can hand the address out again.
+ * compare-and-swap and released with a store; the filter is counted up
+ * after a slot is taken and down after it is released, so it never says
+ * "no" for a member. Lookups never leave their bucket, so there are no
+ * tombstones and no rehashing; a bucket that is full refuses the address
+ * (the caller records the sample as untracked). No two threads ever
+ * insert or remove the same address at once: a block is inserted before
+ * its allocation returns and removed by the thread that frees it, before
+ * the allocator can hand the address out again.
  *
  * A set is a plain zero-initialised object in the library's own memory
  * (static storage), never on the target's heap. All functions are
@@ -26,17 +39,29 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#define ADDRSET_FILTER_BITS 14
+#define ADDRSET_FILTER (1u << ADDRSET_FILTER_BITS)
 #define ADDRSET_BUCKET_BITS 14
 #define ADDRSET_BUCKETS (1u << ADDRSET_BUCKET_BITS)
 #define ADDRSET_WAYS 8
+/* A filter byte at this count stays there for good. */
+#define ADDRSET_STICKY 255
 
 struct addrset {
-	_Atomic uint8_t fill[ADDRSET_BUCKETS]; /* occupied slots per bucket */
+	/* members (and pins) by filter index; ADDRSET_STICKY: many */
+	_Atomic uint8_t filter[ADDRSET_FILTER];
 	_Atomic uint64_t slot[ADDRSET_BUCKETS][ADDRSET_WAYS]; /* 0: free */
 };
 
-/* The bucket of an address. Blocks are at least 16-byte aligned, so the
- * low bits carry no information; a multiplicative hash spreads the rest. */
+/* The filter byte of an address: its bits 4 to 17. */
+static inline uint32_t
+addrset_filter_index(uint64_t addr)
+{
+	return (uint32_t)(addr >> 4) & (ADDRSET_FILTER - 1);
+}
+
+/* The bucket of an address's slots: a multiplicative hash of all its bits
+ * above the 16-byte alignment, for an even spread whatever the pattern. */
 static inline uint32_t
 addrset_bucket(uint64_t addr)
 {
@@ -45,11 +70,11 @@ addrset_bucket(uint64_t addr)
 }
 
 /* Whether addr may be in the set: false means it certainly is not. The
- * free fast path. */
+ * free fast path: a shift, a mask and a byte load. */
 static inline int
 addrset_maybe(const struct addrset *s, uint64_t addr)
 {
-	return atomic_load_explicit(&s->fill[addrset_bucket(addr)],
+	return atomic_load_explicit(&s->filter[addrset_filter_index(addr)],
 				    memory_order_relaxed) != 0;
 }
 
@@ -68,7 +93,7 @@ addrset_remove(struct addrset *s, uint64_t addr);
 void
 addrset_pin(struct addrset *s, uint64_t addr);
 
-/* Number of addresses in the set, pins included (a snapshot, for
+/* Number of addresses in the slots, pins not included (a snapshot, for
  * tests). */
 uint32_t
 addrset_count(const struct addrset *s);

@@ -3,14 +3,19 @@
  * alloc.h).
  *
  * Each wrapper counts its call in the thread's TLS counters, then either
- * takes the fast path (the countdown still covers the request: subtract
- * and call the real function) or one of the slow paths, kept out of line
- * so the fast path stays a handful of instructions. A thread's countdown
- * starts at 0, so its first allocation always takes the slow path, which
- * draws the first real countdown; a thread that does not sample (before
- * start-up) gets a short idle countdown and asks again, and one that never
- * will (space sampling off, or the profiler's own work in progress) a
- * countdown no request reaches.
+ * takes the fast path (the request does not reach the thread's next
+ * sample point: subtract and call the real function) or one of the slow
+ * paths, kept out of line so the fast path stays a handful of
+ * instructions. The fast paths are what the wrappers cost: in a loop of
+ * small malloc/free pairs, about 20 cycles a pair bare, each instruction
+ * they add shows (BENCHMARKS.md). So malloc is a count, one subtraction
+ * from the thread's room with a branch on its borrow, and a jump to the
+ * real function; free is a count, a filter byte (addrset.h) and a jump.
+ * A thread's room starts at 0, so its first allocation takes the slow
+ * path, which draws the first real countdown; a thread that does not
+ * sample (before start-up) gets a short idle countdown and asks again,
+ * and one that never will (space sampling off, or the profiler's own work
+ * in progress) a countdown no request reaches.
  *
  * The fast paths take no lock and make no call but the real function's.
  * The slow paths take three locks, none of them one our signal handler
@@ -76,13 +81,19 @@ _Static_assert(SPOOL_ALLOC_FN_MAX_ <= THREADS_CALL_COUNTERS,
 /* A thread's state; the fields of the fast path share the first cache
  * line. */
 struct alloc_tls {
-	struct countdown cd; /* cd.left: bytes left to the next sample */
+	/* Bytes the thread may still allocate without reaching its next
+	 * sample point: the countdown minus one, so that a request of n
+	 * bytes reaches the point (n >= countdown) exactly when n > room,
+	 * when subtracting n from room borrows (take()). */
+	uint64_t room;
 	uint64_t calls[SPOOL_ALLOC_FN_MAX_]; /* by enum spool_alloc_fn */
+	struct countdown cd; /* the sampling process; cd.left is only an
+				output of countdown_expired(), kept in room */
 	uint32_t guard;     /* depth of the profiler's own work */
 	uint8_t resolving;  /* inside dlsym, finding the real functions */
 	/* What the guard restores when it is left: the profiler's own
 	 * calls meanwhile are not the target's. */
-	uint64_t saved_countdown;
+	uint64_t saved_room;
 	uint64_t saved_calls[SPOOL_ALLOC_FN_MAX_];
 };
 
@@ -512,8 +523,8 @@ alloc_guard_enter(void)
 	struct alloc_tls *a = &self;
 	if (a->guard++)
 		return;
-	a->saved_countdown = a->cd.left;
-	a->cd.left = NEVER;
+	a->saved_room = a->room;
+	a->room = NEVER;
 	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
 		a->saved_calls[i] = a->calls[i];
 }
@@ -528,7 +539,7 @@ alloc_guard_leave(void)
 	/* What the profiler called meanwhile was not the target's. */
 	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
 		a->calls[i] = a->saved_calls[i];
-	a->cd.left = a->saved_countdown;
+	a->room = a->saved_room;
 }
 
 /* async-signal-safe */
@@ -540,27 +551,63 @@ alloc_in_guard(void)
 
 /* ---- sampling ---- */
 
-/* The countdown of thread a ran out at a request of n bytes (n >=
- * countdown). Sets the next countdown and returns whether this request
- * is sampled. async-signal-safe */
+/* Takes n bytes from thread a's room: one subtraction from memory and a
+ * branch on its borrow, the whole of an allocation's fast path. Returns
+ * whether the request reaches the next sample point (n > room); the room
+ * has then wrapped around, and the caller gives the bytes back (give())
+ * before its slow path. A signal handler's allocation in between takes
+ * from the wrapped room and its bytes stay taken: the arithmetic is
+ * modulo 2^64. async-signal-safe */
+static inline int
+take(struct alloc_tls *a, uint64_t n)
+{
+	_Bool borrow;
+	__asm__("subq %2, %0" : "+m"(a->room), "=@ccc"(borrow) : "r"(n));
+	return borrow;
+}
+
+/* Undoes take(). async-signal-safe */
+static inline void
+give(struct alloc_tls *a, uint64_t n)
+{
+	a->room += n;
+}
+
+/* Whether a request of n bytes reaches thread a's next sample point,
+ * taking the bytes from its room when it does not. Leaves the room as it
+ * was when it does, for the slow path. async-signal-safe */
+static inline int
+reaches(struct alloc_tls *a, uint64_t n)
+{
+	if (likely(!take(a, n)))
+		return 0;
+	give(a, n);
+	return 1;
+}
+
+/* Thread a's request of n bytes reached its next sample point (n >
+ * room). Sets the next countdown and returns whether this request is
+ * sampled. async-signal-safe */
 static int
 expired(struct alloc_tls *a, size_t n)
 {
 	if (a->guard)
-		return 0; /* countdown is NEVER until the guard is left */
+		return 0; /* room is NEVER until the guard is left */
 	uint64_t interval = atomic_load_explicit(&space_interval,
 						 memory_order_relaxed);
 	if (!interval) {
 		a->cd.armed = 0;
-		a->cd.left = atomic_load_explicit(&space_settled,
-						  memory_order_relaxed) ?
-				     NEVER : IDLE_COUNTDOWN;
+		a->room = atomic_load_explicit(&space_settled,
+					       memory_order_relaxed) ?
+				  NEVER : IDLE_COUNTDOWN;
 		return 0;
 	}
 	if (!a->cd.rng)
 		a->cd.rng = countdown_seed((uint64_t)(uintptr_t)a,
 					   prof_now_ns());
-	return countdown_expired(&a->cd, n, interval);
+	int hit = countdown_expired(&a->cd, n, interval);
+	a->room = a->cd.left - 1; /* cd.left >= 1 */
+	return hit;
 }
 
 /* The slot of the calling thread, binding an adopted one (a thread that
@@ -801,12 +848,11 @@ malloc(size_t n)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_MALLOC);
-	if (unlikely(n >= a->cd.left)) {
+	if (unlikely(reaches(a, n))) {
 		void *p = malloc_slow(n);
 		KEEP_FRAME();
 		return p;
 	}
-	a->cd.left -= n;
 	return REAL(malloc)(n);
 }
 
@@ -828,12 +874,11 @@ calloc(size_t k, size_t size)
 	count(a, SPOOL_ALLOC_FN_CALLOC);
 	if (unlikely(__builtin_mul_overflow(k, size, &n)))
 		return REAL(calloc)(k, size); /* fails as the library defines */
-	if (unlikely(n >= a->cd.left)) {
+	if (unlikely(reaches(a, n))) {
 		void *p = calloc_slow(k, size, n);
 		KEEP_FRAME();
 		return p;
 	}
-	a->cd.left -= n;
 	return REAL(calloc)(k, size);
 }
 
@@ -854,12 +899,11 @@ aligned(memalign_fn call, size_t align, size_t n, enum spool_alloc_fn fn)
 {
 	struct alloc_tls *a = &self;
 	count(a, fn);
-	if (unlikely(n >= a->cd.left)) {
+	if (unlikely(reaches(a, n))) {
 		void *p = aligned_slow(call, align, n, fn);
 		KEEP_FRAME();
 		return p;
 	}
-	a->cd.left -= n;
 	return call(align, n);
 }
 
@@ -920,12 +964,11 @@ posix_memalign(void **out, size_t align, size_t n)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_POSIX_MEMALIGN);
-	if (unlikely(n >= a->cd.left)) {
+	if (unlikely(reaches(a, n))) {
 		int rc = posix_memalign_slow(out, align, n);
 		KEEP_FRAME();
 		return rc;
 	}
-	a->cd.left -= n;
 	return REAL(posix_memalign)(out, align, n);
 }
 
@@ -955,10 +998,10 @@ realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
 	if (was_sampled)
 		freed_at = prof_now_ns();
 	int sample = 0;
-	if (c->n >= a->cd.left)
+	if (c->n > a->room)
 		sample = expired(a, c->n);
 	else
-		a->cd.left -= c->n;
+		a->room -= c->n;
 	void *q = c->call(c);
 	/* NULL with n > 0: failed, p untouched. realloc(p, 0) returning
 	 * NULL has freed p. */
@@ -984,14 +1027,14 @@ realloc(void *p, size_t n)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_REALLOC);
-	if (unlikely(n >= a->cd.left ||
-		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+	/* The set first: on the slow path the room is left as it was. */
+	if (unlikely(addrset_maybe(&sampled, (uint64_t)(uintptr_t)p) ||
+		     reaches(a, n))) {
 		struct realloc_call c = { call_realloc, p, n, 0 };
 		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_REALLOC);
 		KEEP_FRAME();
 		return q;
 	}
-	a->cd.left -= n;
 	return REAL(realloc)(p, n);
 }
 
@@ -1008,14 +1051,14 @@ reallocarray(void *p, size_t k, size_t size)
 		errno = ENOMEM; /* p untouched */
 		return NULL;
 	}
-	if (unlikely(n >= a->cd.left ||
-		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+	/* The set first: on the slow path the room is left as it was. */
+	if (unlikely(addrset_maybe(&sampled, (uint64_t)(uintptr_t)p) ||
+		     reaches(a, n))) {
 		struct realloc_call c = { call_realloc, p, n, 0 };
 		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_REALLOCARRAY);
 		KEEP_FRAME();
 		return q;
 	}
-	a->cd.left -= n;
 	return REAL(realloc)(p, n);
 }
 
@@ -1075,12 +1118,11 @@ mallocx(size_t n, int flags)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_MALLOCX);
-	if (unlikely(n >= a->cd.left)) {
+	if (unlikely(reaches(a, n))) {
 		void *p = mallocx_slow(n, flags);
 		KEEP_FRAME();
 		return p;
 	}
-	a->cd.left -= n;
 	return REAL(mallocx)(n, flags);
 }
 
@@ -1095,14 +1137,13 @@ rallocx(void *p, size_t n, int flags)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_RALLOCX);
-	if (unlikely(n >= a->cd.left ||
-		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
+	if (unlikely(addrset_maybe(&sampled, (uint64_t)(uintptr_t)p) ||
+		     reaches(a, n))) {
 		struct realloc_call c = { call_rallocx, p, n, flags };
 		void *q = realloc_slow(&c, SPOOL_ALLOC_FN_RALLOCX);
 		KEEP_FRAME();
 		return q;
 	}
-	a->cd.left -= n;
 	return REAL(rallocx)(p, n, flags);
 }
 
@@ -1121,11 +1162,11 @@ xallocx_slow(void *p, size_t n, size_t extra, int flags)
 	uint64_t addr = (uint64_t)(uintptr_t)p;
 	if (addrset_remove(&sampled, addr))
 		record_free(addr, prof_now_ns());
-	if (n >= a->cd.left) {
+	if (n > a->room) {
 		if (expired(a, n))
 			SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_XALLOCX);
 	} else {
-		a->cd.left -= n;
+		a->room -= n;
 	}
 	return r;
 }
@@ -1135,7 +1176,8 @@ xallocx(void *p, size_t n, size_t extra, int flags)
 {
 	struct alloc_tls *a = &self;
 	count(a, SPOOL_ALLOC_FN_XALLOCX);
-	if (unlikely(n >= a->cd.left ||
+	/* The bytes are taken only once the block did grow. */
+	if (unlikely(n > a->room ||
 		     addrset_maybe(&sampled, (uint64_t)(uintptr_t)p))) {
 		size_t r = xallocx_slow(p, n, extra, flags);
 		KEEP_FRAME();
@@ -1143,7 +1185,7 @@ xallocx(void *p, size_t n, size_t extra, int flags)
 	}
 	size_t r = REAL(xallocx)(p, n, extra, flags);
 	if (r >= n)
-		a->cd.left -= n;
+		a->room -= n;
 	return r;
 }
 
@@ -1180,9 +1222,9 @@ alloc_start(uint64_t interval)
 	/* The main thread draws its first countdown at its next request
 	 * (the constructor calls this inside the guard). */
 	if (self.guard)
-		self.saved_countdown = 0;
+		self.saved_room = 0;
 	else
-		self.cd.left = 0;
+		self.room = 0;
 	self.cd.armed = 0;
 }
 

@@ -1,8 +1,8 @@
 /*
  * Unit tests of the set of sampled addresses (preload/addrset.c): the
- * filter byte that answers most frees, full buckets, removal of what is
- * not there, and the lock-free inserts and removes of many threads at
- * once (every thread's own addresses, as in the library: an address is
+ * filter byte that answers most frees (shared by many addresses, sticky
+ * when full), full buckets, removal of what is not there, and the
+ * lock-free inserts and removes of many threads at once (every thread's own addresses, as in the library: an address is
  * only ever inserted and removed by whoever owns the block).
  */
 #include "addrset.h"
@@ -46,17 +46,69 @@ START_TEST(addrset_insert_remove)
 }
 END_TEST
 
-/* Another address of the same bucket: maybe, but not a member. */
-START_TEST(addrset_same_bucket_not_member)
+/* Another address with the same filter byte (bits 4 to 17): maybe, but
+ * not a member. */
+START_TEST(addrset_same_filter_not_member)
 {
-	uint64_t a = in_bucket(77, 0x5555000000ull, 0);
-	uint64_t b = in_bucket(77, 0x5555000000ull, 1);
+	uint64_t a = 0x555500001230ull;
+	uint64_t b = a + (UINT64_C(1) << 18);
 
+	ck_assert_uint_eq(addrset_filter_index(a), addrset_filter_index(b));
 	ck_assert_int_eq(addrset_insert(&set, a), 0);
 	ck_assert(addrset_maybe(&set, b));
 	ck_assert_int_eq(addrset_remove(&set, b), 0);
 	ck_assert_int_eq(addrset_remove(&set, a), 1);
 	ck_assert(!addrset_maybe(&set, b));
+}
+END_TEST
+
+/* Many members share a filter byte (page-aligned blocks do): the filter
+ * limits nothing, the byte counts them, and says no again once the last
+ * one is gone. */
+START_TEST(addrset_filter_shared)
+{
+	enum { N = 200 };
+	uint64_t base = 0x7f0000000000ull;
+
+	for (uint64_t i = 0; i < N; i++)
+		ck_assert_int_eq(addrset_insert(&set, base + (i << 18)), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		ck_assert(addrset_maybe(&set, base));
+		ck_assert_int_eq(addrset_remove(&set, base + (i << 18)), 1);
+	}
+	ck_assert(!addrset_maybe(&set, base));
+	ck_assert_uint_eq(addrset_count(&set), 0);
+}
+END_TEST
+
+/* A filter byte that reached 255 members can no longer count: it stays
+ * "maybe" for good, and every member is still found. */
+START_TEST(addrset_filter_sticky)
+{
+	enum { N = 300 };
+	uint64_t base = 0x7f0000000010ull;
+
+	for (uint64_t i = 0; i < N; i++)
+		ck_assert_int_eq(addrset_insert(&set, base + (i << 18)), 0);
+	for (uint64_t i = 0; i < N; i++)
+		ck_assert_int_eq(addrset_remove(&set, base + (i << 18)), 1);
+	ck_assert_uint_eq(addrset_count(&set), 0);
+	ck_assert(addrset_maybe(&set, base));
+	ck_assert_int_eq(addrset_remove(&set, base), 0);
+}
+END_TEST
+
+/* A pin makes the filter say maybe without taking a slot. */
+START_TEST(addrset_pin_no_slot)
+{
+	uint64_t a = 0x7f00dead0000ull;
+
+	ck_assert(!addrset_maybe(&set, a));
+	addrset_pin(&set, a);
+	ck_assert(addrset_maybe(&set, a));
+	ck_assert_uint_eq(addrset_count(&set), 0);
+	ck_assert_int_eq(addrset_remove(&set, a), 0);
+	ck_assert(addrset_maybe(&set, a));
 }
 END_TEST
 
@@ -93,6 +145,27 @@ START_TEST(addrset_spread)
 	addrset_clear(&set);
 	ck_assert_uint_eq(addrset_count(&set), 0);
 	ck_assert(!addrset_maybe(&set, 0x7f0000000000ull));
+}
+END_TEST
+
+/* Large blocks: glibc's mmapped chunks (offset 0x10 in a page) one
+ * mapping after another, and jemalloc's page-aligned extents 2 MiB apart.
+ * Their low bits are all alike: buckets indexed by the low bits, as the
+ * filter is, would take only a handful of them (8 per bucket) and refuse
+ * the rest. */
+START_TEST(addrset_spread_large)
+{
+	enum { N = 6000 };
+	uint32_t refused = 0;
+
+	for (uint64_t i = 0; i < N; i++) {
+		refused += addrset_insert(&set, 0x7f1000000000ull -
+						    i * (1048576 + 4096) + 0x10) != 0;
+		refused += addrset_insert(&set, 0x7e0000000000ull +
+						    i * 2097152) != 0;
+	}
+	ck_assert_uint_eq(refused, 0);
+	ck_assert_uint_eq(addrset_count(&set), 2 * N);
 }
 END_TEST
 
@@ -146,9 +219,13 @@ addrset_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, addrset_insert_remove);
-	tcase_add_test(tc, addrset_same_bucket_not_member);
+	tcase_add_test(tc, addrset_same_filter_not_member);
+	tcase_add_test(tc, addrset_filter_shared);
+	tcase_add_test(tc, addrset_filter_sticky);
+	tcase_add_test(tc, addrset_pin_no_slot);
 	tcase_add_test(tc, addrset_full_bucket);
 	tcase_add_test(tc, addrset_spread);
+	tcase_add_test(tc, addrset_spread_large);
 	tcase_add_test(tc, addrset_concurrent);
 	suite_add_tcase(s, tc);
 	return s;
