@@ -5,9 +5,15 @@
  * size overflows in calloc and reallocarray, realloc(p, 0) and
  * realloc(NULL, n), alignment rules of posix_memalign, aligned_alloc,
  * memalign, valloc and pvalloc, zeroing by calloc, malloc_usable_size,
- * free(NULL), and errno untouched by a successful call. Each check is
+ * free(NULL), C23's free_sized and free_aligned_sized, and errno
+ * untouched by a successful call. Each check is
  * repeated, so that under --space-interval=1 both the sampled (slow) and,
  * with the default interval, the fast paths are exercised.
+ *
+ * free_sized and free_aligned_sized are looked up with dlsym: glibc has
+ * them only from 2.41, and libprofrun.so provides them where it lacks
+ * them, so under the profiler they must be found (their counts printed as
+ * 0 when they are not).
  *
  * Prints "ok" and the number of calls made to each function, and exits 0;
  * or prints what went wrong and exits 1. Frees everything it allocates.
@@ -15,6 +21,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -41,11 +48,14 @@ static void *(*volatile v_memalign)(size_t, size_t) = memalign;
 static void *(*volatile v_valloc)(size_t) = valloc;
 static void *(*volatile v_pvalloc)(size_t) = pvalloc;
 static size_t (*volatile v_usable)(void *) = malloc_usable_size;
+/* C23, found at run time (NULL when nothing provides them). */
+static void (*volatile v_free_sized)(void *, size_t);
+static void (*volatile v_free_aligned_sized)(void *, size_t, size_t);
 
 static int failures;
 static unsigned long n_malloc, n_calloc, n_realloc, n_reallocarray, n_free,
 	n_posix_memalign, n_aligned_alloc, n_memalign, n_valloc, n_pvalloc,
-	n_usable;
+	n_usable, n_free_sized, n_free_aligned_sized;
 
 #define CHECK(cond)                                                        \
 	do {                                                               \
@@ -56,13 +66,17 @@ static unsigned long n_malloc, n_calloc, n_realloc, n_reallocarray, n_free,
 		}                                                          \
 	} while (0)
 
+/* The checks stay functions of their own (not inlined into main), so
+ * that the profile can tell what each one left in use. */
+#define CHECK_FN static __attribute__((noinline))
+
 static int
 aligned_to(const void *p, size_t a)
 {
 	return ((uintptr_t)p & (a - 1)) == 0;
 }
 
-static void
+CHECK_FN void
 check_failures(void)
 {
 	errno = 0;
@@ -91,7 +105,7 @@ check_failures(void)
 	n_free++;
 }
 
-static void
+CHECK_FN void
 check_realloc(void)
 {
 	char *p = v_realloc(NULL, 300);
@@ -112,7 +126,7 @@ check_realloc(void)
 	n_free++;
 }
 
-static void
+CHECK_FN void
 check_alignment(void)
 {
 	void *p = (void *)1;
@@ -148,7 +162,7 @@ check_alignment(void)
 	n_free++;
 }
 
-static void
+CHECK_FN void
 check_contents(void)
 {
 	unsigned char *p = v_malloc(4000);
@@ -177,7 +191,42 @@ check_contents(void)
 	n_free++;
 }
 
-static void
+/* Blocks freed with their size: the profiler must see them go (nothing of
+ * check_sized in use at exit). */
+CHECK_FN void
+check_sized(void)
+{
+	if (v_free_sized) {
+		char *p = v_malloc(200);
+		n_malloc++;
+		CHECK(p != NULL);
+		v_free_sized(p, 200);
+		n_free_sized++;
+		p = v_calloc(50, 40);
+		n_calloc++;
+		CHECK(p != NULL);
+		v_free_sized(p, 50 * 40);
+		n_free_sized++;
+		v_free_sized(NULL, 0);
+		n_free_sized++;
+	}
+	if (v_free_aligned_sized) {
+		void *p = v_aligned_alloc(128, 384);
+		n_aligned_alloc++;
+		CHECK(p && aligned_to(p, 128));
+		v_free_aligned_sized(p, 128, 384);
+		n_free_aligned_sized++;
+		p = v_aligned_alloc(4096, 70000);
+		n_aligned_alloc++;
+		CHECK(p && aligned_to(p, 4096));
+		errno = 4321;
+		v_free_aligned_sized(p, 4096, 70000);
+		n_free_aligned_sized++;
+		CHECK(errno == 4321);
+	}
+}
+
+CHECK_FN void
 check_errno(void)
 {
 	errno = 1234;
@@ -197,11 +246,16 @@ check_errno(void)
 int
 main(void)
 {
+	v_free_sized = (void (*)(void *, size_t))dlsym(RTLD_DEFAULT,
+						       "free_sized");
+	v_free_aligned_sized = (void (*)(void *, size_t, size_t))dlsym(
+		RTLD_DEFAULT, "free_aligned_sized");
 	for (int i = 0; i < 200; i++) {
 		check_failures();
 		check_realloc();
 		check_alignment();
 		check_contents();
+		check_sized();
 		check_errno();
 	}
 	if (failures) {
@@ -210,9 +264,10 @@ main(void)
 	}
 	printf("ok malloc=%lu calloc=%lu realloc=%lu reallocarray=%lu "
 	       "free=%lu posix_memalign=%lu aligned_alloc=%lu memalign=%lu "
-	       "valloc=%lu pvalloc=%lu malloc_usable_size=%lu\n",
+	       "valloc=%lu pvalloc=%lu malloc_usable_size=%lu free_sized=%lu "
+	       "free_aligned_sized=%lu\n",
 	       n_malloc, n_calloc, n_realloc, n_reallocarray, n_free,
 	       n_posix_memalign, n_aligned_alloc, n_memalign, n_valloc,
-	       n_pvalloc, n_usable);
+	       n_pvalloc, n_usable, n_free_sized, n_free_aligned_sized);
 	return 0;
 }
