@@ -79,6 +79,13 @@ addrset_pin(struct addrset *s, uint64_t addr)
 	filter_up(s, addr);
 }
 
+/* async-signal-safe */
+void
+addrset_unpin(struct addrset *s, uint64_t addr)
+{
+	filter_down(s, addr);
+}
+
 uint32_t
 addrset_count(const struct addrset *s)
 {
@@ -89,18 +96,38 @@ addrset_count(const struct addrset *s)
 	return n;
 }
 
+/* Zeroes [p, p + len) of the set, giving whole pages back rather than
+ * writing zeros over them, so that a forked child that never samples
+ * does not copy the parent's pages. The set is page-aligned static
+ * storage (anonymous memory); memset is the fallback. */
+static void
+zero(void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, end = a + len;
+	uintptr_t lo = (a + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = end & ~(uintptr_t)4095;
+	if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+		lo = hi = end;
+	memset(p, 0, lo - a);
+	memset((void *)hi, 0, end - hi);
+}
+
+void
+addrset_clear_members(struct addrset *s)
+{
+	/* Reading the slots copies no page; only the filter is written. */
+	for (uint32_t b = 0; b < ADDRSET_BUCKETS; b++)
+		for (int w = 0; w < ADDRSET_WAYS; w++) {
+			uint64_t a = atomic_load_explicit(&s->slot[b][w],
+							  memory_order_relaxed);
+			if (a)
+				filter_down(s, a);
+		}
+	zero(s->slot, sizeof(s->slot));
+}
+
 void
 addrset_clear(struct addrset *s)
 {
-	/* Give the pages back rather than write zeros over them, so that a
-	 * child that never samples does not pay for the parent's set. The
-	 * set is page-aligned static storage (anonymous memory); memset is
-	 * the fallback when it is not. */
-	uintptr_t lo = ((uintptr_t)s + 4095) & ~(uintptr_t)4095;
-	uintptr_t hi = ((uintptr_t)s + sizeof(*s)) & ~(uintptr_t)4095;
-	if (lo != (uintptr_t)s || hi <= lo ||
-	    madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
-		lo = hi = (uintptr_t)s;
-	memset(s, 0, lo - (uintptr_t)s);
-	memset((void *)hi, 0, (uintptr_t)s + sizeof(*s) - hi);
+	zero(s, sizeof(*s));
 }

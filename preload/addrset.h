@@ -87,18 +87,30 @@ addrset_insert(struct addrset *s, uint64_t addr);
 int
 addrset_remove(struct addrset *s, uint64_t addr);
 
-/* Makes addrset_maybe() true for addr for good, without a slot: for
- * addresses a caller wants to see on its slow path (the library's
- * bootstrap blocks) at no cost to the fast path. */
+/* Makes addrset_maybe() true for addr without a slot, until
+ * addrset_unpin(): for addresses a caller wants to see on its slow path
+ * (the blocks of the library's own arena) at no cost to the fast path.
+ * Pins of the same address add up. */
 void
 addrset_pin(struct addrset *s, uint64_t addr);
+
+/* Takes back one addrset_pin() of addr. */
+void
+addrset_unpin(struct addrset *s, uint64_t addr);
 
 /* Number of addresses in the slots, pins not included (a snapshot, for
  * tests). */
 uint32_t
 addrset_count(const struct addrset *s);
 
-/* Empties the set. Only while no other thread uses it (a forked child). */
+/* Removes every address from the slots and leaves the pins: in a forked
+ * child, the parent's sampled blocks are no longer to be recorded, but
+ * the arena's blocks are still the library's. Only while no other thread
+ * uses the set. */
+void
+addrset_clear_members(struct addrset *s);
+
+/* Empties the set, pins included. Only while no other thread uses it. */
 void
 addrset_clear(struct addrset *s);
 

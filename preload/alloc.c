@@ -71,9 +71,14 @@
 #define OWN_FRAMES_MAX 8
 /* Attempts at a full ring before a record is dropped (push_own). */
 #define PUSH_TRIES 10000
-/* Bootstrap buffer: what dlsym and early callers allocate before the real
- * functions are known. */
-#define BOOT_SIZE (256u * 1024)
+/* The library's own arena (see "the library's own arena" below): its
+ * size, its smallest class (32 bytes), its number of classes (32 B to
+ * 64 KiB), the header before each block and the largest alignment. */
+#define ARENA_SIZE (1024u * 1024)
+#define ARENA_MIN 32u
+#define ARENA_CLASSES 12
+#define ARENA_HDR 16u
+#define ARENA_ALIGN_MAX 4096u
 
 _Static_assert(SPOOL_ALLOC_FN_MAX_ <= THREADS_CALL_COUNTERS,
 	       "thread_slot has room for every counter");
@@ -107,17 +112,13 @@ static uint64_t own_lo, own_hi;
 
 static struct addrset sampled __attribute__((aligned(4096)));
 
-/* Bootstrap blocks are pinned in the set of sampled addresses, so that
- * the release fast path needs no test of its own for them (and finds them
- * again on its slow path); their addresses are kept to pin them again in
- * a forked child. */
-#define BOOT_BLOCKS 256
 static struct {
-	_Alignas(4096) uint8_t mem[BOOT_SIZE];
-	_Atomic size_t used;
-	_Atomic uint32_t nblocks;
-	uint64_t blocks[BOOT_BLOCKS];
-} boot;
+	_Alignas(4096) uint8_t mem[ARENA_SIZE];
+	size_t used;                /* carved from mem so far, under lock */
+	void *free[ARENA_CLASSES];  /* released blocks by class, under lock */
+	atomic_flag lock;
+	sigset_t fork_mask;         /* the forking thread's, while it holds lock */
+} arena = { .lock = ATOMIC_FLAG_INIT };
 
 /* ---- the real functions ---- */
 
@@ -299,6 +300,11 @@ resolve(void)
 	    !atomic_compare_exchange_strong(&state, &expect, 1))
 		return -1;
 	self.resolving = 1;
+	/* dlsym allocates (its error strings, for the names the allocator
+	 * lacks): the profiler's own requests, for the arena and not
+	 * counted, even when the target's first request got us here before
+	 * the constructor ran. */
+	alloc_guard_enter();
 	/* The four everyone needs first: dlsym's own error path allocates
 	 * when an optional name below is missing. */
 	RESOLVE(malloc, malloc_fn, __libc_malloc);
@@ -319,77 +325,207 @@ resolve(void)
 	RESOLVE(sdallocx, sdallocx_fn, missing_sdallocx);
 	RESOLVE(dallocx, dallocx_fn, missing_dallocx);
 	RESOLVE(malloc_usable_size, usable_size_fn, NULL);
+	alloc_guard_leave();
 	self.resolving = 0;
 	atomic_store_explicit(&state, 2, memory_order_release);
 	return 0;
 }
 
-/* ---- bootstrap buffer ---- */
+/* ---- the library's own arena ---- */
 
-/* Blocks carry their size in the 8 bytes before them. async-signal-safe */
-static void *
-boot_alloc(size_t n, size_t align)
+/*
+ * What the profiler allocates itself (while the guard is set: start-up, a
+ * new thread's set-up, recording a sample, and the look-up of the real
+ * functions, whose dlsym allocates) comes from here, never from the
+ * target's heap; so does what anyone allocates before the real functions
+ * are known. Blocks are of power-of-two classes from ARENA_MIN bytes to
+ * 64 KiB, carved from static storage (untouched pages cost nothing) and
+ * kept on a free list per class once released: a thread's set-up
+ * allocates and frees again (pthread_getattr_np), so a bump allocator
+ * would grow with every thread. A request the arena cannot serve (larger
+ * than its classes, or the storage used up) goes to the real allocator.
+ *
+ * Every block out is pinned in the filter of the sampled set, so that its
+ * release, on whatever thread and whether or not the guard is set, takes
+ * the slow path (forget()), which tells it by its address. The lock is a
+ * spinlock held with every signal blocked, so that no signal handler can
+ * find it held by its own thread; the fork hooks hold it across fork.
+ */
+
+/* Before each block. */
+struct own_hdr {
+	uint32_t cls;    /* the block is ARENA_MIN << cls bytes */
+	uint32_t offset; /* from the block's start to the pointer given out */
+	uint64_t size;   /* bytes asked for */
+};
+
+/* async-signal-safe */
+static void
+arena_lock(sigset_t *old)
 {
-	if (align < 16)
-		align = 16;
-	uint32_t k = atomic_fetch_add(&boot.nblocks, 1);
-	if (k >= BOOT_BLOCKS) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	size_t used = atomic_load(&boot.used), start;
-	do {
-		start = (used + 8 + align - 1) & ~(align - 1);
-		if (start > BOOT_SIZE || n > BOOT_SIZE - start) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	} while (!atomic_compare_exchange_weak(&boot.used, &used, start + n));
-	uint64_t size = n;
-	memcpy(boot.mem + start - 8, &size, 8);
-	boot.blocks[k] = (uint64_t)(uintptr_t)(boot.mem + start);
-	addrset_pin(&sampled, boot.blocks[k]);
-	return boot.mem + start;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	while (atomic_flag_test_and_set_explicit(&arena.lock,
+						 memory_order_acquire))
+		sched_yield();
+}
+
+/* async-signal-safe */
+static void
+arena_unlock(const sigset_t *old)
+{
+	atomic_flag_clear_explicit(&arena.lock, memory_order_release);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static inline int
-is_boot(const void *p)
+is_own(const void *p)
 {
-	return (uintptr_t)p - (uintptr_t)boot.mem < BOOT_SIZE;
+	return (uintptr_t)p - (uintptr_t)arena.mem < ARENA_SIZE;
+}
+
+static struct own_hdr
+own_hdr(const void *p)
+{
+	struct own_hdr h;
+	memcpy(&h, (const uint8_t *)p - ARENA_HDR, sizeof(h));
+	return h;
+}
+
+/* A block of n bytes aligned to align (a power of two up to
+ * ARENA_ALIGN_MAX), or NULL when the arena cannot give one.
+ * async-signal-safe */
+static void *
+own_alloc(size_t n, size_t align)
+{
+	if (align < ARENA_HDR)
+		align = ARENA_HDR;
+	if (align > ARENA_ALIGN_MAX || (align & (align - 1)) ||
+	    n > (ARENA_MIN << (ARENA_CLASSES - 1)))
+		return NULL;
+	size_t need = n + ARENA_HDR + (align > ARENA_HDR ? align : 0);
+	uint32_t cls = 0;
+	while ((size_t)ARENA_MIN << cls < need)
+		if (++cls == ARENA_CLASSES)
+			return NULL;
+	size_t csize = (size_t)ARENA_MIN << cls;
+	uint8_t *b;
+	sigset_t old;
+	arena_lock(&old);
+	if ((b = arena.free[cls]) != NULL) {
+		memcpy(&arena.free[cls], b, sizeof(void *));
+	} else if (csize <= ARENA_SIZE - arena.used) {
+		b = arena.mem + arena.used; /* used stays a multiple of 32 */
+		arena.used += csize;
+	}
+	arena_unlock(&old);
+	if (!b)
+		return NULL;
+	uintptr_t u = ((uintptr_t)b + ARENA_HDR + align - 1) &
+		      ~(uintptr_t)(align - 1);
+	struct own_hdr h = { cls, (uint32_t)(u - (uintptr_t)b), n };
+	memcpy((void *)(u - ARENA_HDR), &h, sizeof(h));
+	addrset_pin(&sampled, u);
+	return (void *)u;
+}
+
+/* Puts the arena's block p back. async-signal-safe */
+static void
+own_free(void *p)
+{
+	struct own_hdr h = own_hdr(p);
+	uint8_t *b = (uint8_t *)p - h.offset;
+	addrset_unpin(&sampled, (uint64_t)(uintptr_t)p);
+	sigset_t old;
+	arena_lock(&old);
+	memcpy(b, &arena.free[h.cls], sizeof(void *));
+	arena.free[h.cls] = b;
+	arena_unlock(&old);
 }
 
 static size_t
-boot_size(const void *p)
+own_size(const void *p)
 {
-	uint64_t size;
-	memcpy(&size, (const uint8_t *)p - 8, 8);
-	return (size_t)size;
+	return (size_t)own_hdr(p).size;
 }
 
-/* A bootstrap block is never released; its contents move on realloc. */
+/* realloc of the arena's block p (or of NULL) to n bytes: in place when
+ * the block has room, else to a new block of the arena, or of the real
+ * allocator (when known) if the arena has none; realloc(p, 0) frees p
+ * and returns NULL, as glibc's does. */
 static void *
-boot_move(void *p, size_t n)
+own_realloc(void *p, size_t n)
 {
-	void *q = malloc(n);
-	if (q && p) {
-		size_t old = boot_size(p);
+	if (!p)
+		return own_alloc(n, ARENA_HDR);
+	if (!n) {
+		own_free(p);
+		return NULL;
+	}
+	struct own_hdr h = own_hdr(p);
+	if (n <= ((size_t)ARENA_MIN << h.cls) - h.offset) {
+		h.size = n;
+		memcpy((uint8_t *)p - ARENA_HDR, &h, sizeof(h));
+		return p;
+	}
+	void *q = own_alloc(n, ARENA_HDR);
+	if (!q && resolve() == 0)
+		q = REAL(malloc)(n);
+	if (!q) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(q, p, h.size < n ? h.size : n);
+	own_free(p);
+	return q;
+}
+
+/* realloc of the arena's block p outside the guard, once the real
+ * functions are known: the target's block (it was allocated before
+ * they were) moves to the real allocator, uncounted and unsampled: the
+ * call that asked is counted already. */
+static void *
+own_move_out(void *p, size_t n)
+{
+	if (!n) {
+		own_free(p);
+		return NULL;
+	}
+	void *q = REAL(malloc)(n);
+	if (q) {
+		size_t old = own_size(p);
 		memcpy(q, p, old < n ? old : n);
+		own_free(p);
 	}
 	return q;
+}
+
+/* ---- stand-ins until the real functions are known ---- */
+
+/* own_alloc() for a caller that has no other: NULL is ENOMEM. */
+static void *
+boot_alloc(size_t n, size_t align)
+{
+	void *p = own_alloc(n, align);
+	if (!p)
+		errno = ENOMEM;
+	return p;
 }
 
 static void *
 boot_malloc(size_t n)
 {
-	return resolve() == 0 ? REAL(malloc)(n) : boot_alloc(n, 16);
+	return resolve() == 0 ? REAL(malloc)(n) : boot_alloc(n, ARENA_HDR);
 }
 
 static void
 boot_free(void *p)
 {
-	/* A block the bootstrap buffer did not give is the real allocator's,
-	 * and the real allocator is known once anything came from it. */
-	if (!is_boot(p) && resolve() == 0)
+	/* The arena's blocks never get here (forget() takes them); another
+	 * is the real allocator's, which is known once anything came from
+	 * it. */
+	if (!is_own(p) && resolve() == 0)
 		REAL(free)(p);
 }
 
@@ -403,7 +539,10 @@ boot_calloc(size_t k, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return boot_alloc(bytes, 16); /* static memory: already zero */
+	void *p = boot_alloc(bytes, ARENA_HDR);
+	if (p)
+		memset(p, 0, bytes); /* a block of the arena may be reused */
+	return p;
 }
 
 static void *
@@ -411,10 +550,7 @@ boot_realloc(void *p, size_t n)
 {
 	if (resolve() == 0)
 		return REAL(realloc)(p, n);
-	void *q = boot_alloc(n, 16);
-	if (q && p)
-		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
-	return q;
+	return own_realloc(p, n);
 }
 
 static void *
@@ -430,9 +566,10 @@ boot_posix_memalign(void **out, size_t align, size_t n)
 {
 	if (resolve() == 0)
 		return REAL(posix_memalign)(out, align, n);
-	void *p = boot_alloc(n, align);
+	void *p = own_alloc(n, align);
 	if (!p)
-		return ENOMEM;
+		return align < sizeof(void *) || (align & (align - 1)) ?
+			       EINVAL : ENOMEM;
 	*out = p;
 	return 0;
 }
@@ -472,7 +609,8 @@ boot_free_aligned_sized(void *p, size_t align, size_t n)
 static void *
 boot_mallocx(size_t n, int flags)
 {
-	return resolve() == 0 ? REAL(mallocx)(n, flags) : boot_alloc(n, 16);
+	return resolve() == 0 ? REAL(mallocx)(n, flags) :
+				boot_alloc(n, ARENA_HDR);
 }
 
 static void *
@@ -524,7 +662,7 @@ alloc_guard_enter(void)
 	if (a->guard++)
 		return;
 	a->saved_room = a->room;
-	a->room = NEVER;
+	a->room = 0; /* every request to its slow path, and the arena */
 	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)
 		a->saved_calls[i] = a->calls[i];
 }
@@ -803,21 +941,24 @@ record_free(uint64_t addr, uint64_t time_ns)
 	errno = saved_errno;
 }
 
-/* The slow path of a release: p may be a sampled block, or a bootstrap
- * block (pinned in the set). Returns 1 for a bootstrap block. */
+/* The slow path of a release: p may be a sampled block, or the arena's
+ * (pinned in the set), which goes back to the arena. Returns 1 for the
+ * arena's block, which the real allocator must not see. */
 static int __attribute__((noinline))
 forget(void *p)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)p;
-	if (is_boot(p))
+	if (is_own(p)) {
+		own_free(p);
 		return 1;
+	}
 	if (addrset_remove(&sampled, addr))
 		record_free(addr, prof_now_ns());
 	return 0;
 }
 
 /* What every release does first: one byte load unless p may be sampled.
- * Returns 1 for a bootstrap block, which the real allocator must not
+ * Returns 1 for the arena's block, which the real allocator must not
  * see. */
 static inline int
 release(void *p)
@@ -833,9 +974,18 @@ release(void *p)
 
 /* ---- allocating wrappers ---- */
 
+/* A request made while the guard is set is the profiler's own (the room
+ * is then 0, so that every request takes its slow path): each slow path
+ * serves it from the arena, or from the real allocator when the arena
+ * has no block for it. */
+
 static void * __attribute__((noinline))
 malloc_slow(size_t n)
 {
+	if (self.guard) {
+		void *p = own_alloc(n, ARENA_HDR);
+		return p ? p : REAL(malloc)(n);
+	}
 	int sample = expired(&self, n);
 	void *p = REAL(malloc)(n);
 	if (sample && p)
@@ -859,6 +1009,13 @@ malloc(size_t n)
 static void * __attribute__((noinline))
 calloc_slow(size_t k, size_t size, size_t n)
 {
+	if (self.guard) {
+		void *p = own_alloc(n, ARENA_HDR);
+		if (!p)
+			return REAL(calloc)(k, size);
+		memset(p, 0, n);
+		return p;
+	}
 	int sample = expired(&self, n);
 	void *p = REAL(calloc)(k, size);
 	if (sample && p)
@@ -887,6 +1044,11 @@ static void * __attribute__((noinline))
 aligned_slow(memalign_fn call, size_t align, size_t n,
 	     enum spool_alloc_fn fn)
 {
+	if (self.guard) {
+		/* align 0: valloc and pvalloc, a page */
+		void *p = own_alloc(n, align ? align : 4096);
+		return p ? p : call(align, n);
+	}
 	int sample = expired(&self, n);
 	void *p = call(align, n);
 	if (sample && p)
@@ -952,6 +1114,13 @@ pvalloc(size_t n)
 static int __attribute__((noinline))
 posix_memalign_slow(void **out, size_t align, size_t n)
 {
+	if (self.guard) {
+		void *p = align >= sizeof(void *) ? own_alloc(n, align) : NULL;
+		if (!p)
+			return REAL(posix_memalign)(out, align, n);
+		*out = p;
+		return 0;
+	}
 	int sample = expired(&self, n);
 	int rc = REAL(posix_memalign)(out, align, n);
 	if (sample && rc == 0 && *out)
@@ -991,8 +1160,13 @@ static void * __attribute__((noinline))
 realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
 {
 	struct alloc_tls *a = &self;
-	if (is_boot(c->p))
-		return boot_move(c->p, c->n);
+	if (is_own(c->p))
+		return a->guard ? own_realloc(c->p, c->n) :
+				  own_move_out(c->p, c->n);
+	if (a->guard) { /* the profiler's own, or a signal handler's */
+		void *q = c->p ? NULL : own_alloc(c->n, ARENA_HDR);
+		return q ? q : c->call(c);
+	}
 	uint64_t old = (uint64_t)(uintptr_t)c->p, freed_at = 0;
 	int was_sampled = c->p && addrset_remove(&sampled, old);
 	if (was_sampled)
@@ -1095,8 +1269,8 @@ PUBLIC size_t
 malloc_usable_size(void *p)
 {
 	count(&self, SPOOL_ALLOC_FN_MALLOC_USABLE_SIZE);
-	if (is_boot(p))
-		return boot_size(p);
+	if (is_own(p))
+		return own_size(p);
 	usable_size_fn fn = REAL(malloc_usable_size);
 	return fn ? fn(p) : 0;
 }
@@ -1154,8 +1328,8 @@ static size_t __attribute__((noinline))
 xallocx_slow(void *p, size_t n, size_t extra, int flags)
 {
 	struct alloc_tls *a = &self;
-	if (is_boot(p))
-		return boot_size(p); /* cannot grow */
+	if (is_own(p))
+		return own_size(p); /* cannot grow */
 	size_t r = REAL(xallocx)(p, n, extra, flags);
 	if (r < n)
 		return r;
@@ -1305,13 +1479,29 @@ alloc_finish(void)
 }
 
 void
+alloc_prefork(void)
+{
+	arena_lock(&arena.fork_mask);
+}
+
+void
+alloc_postfork_parent(void)
+{
+	arena_unlock(&arena.fork_mask);
+}
+
+void
+alloc_postfork_child_arena(void)
+{
+	arena_unlock(&arena.fork_mask);
+}
+
+void
 alloc_postfork_child(struct thread_slot *t)
 {
-	addrset_clear(&sampled);
-	uint32_t n = atomic_load(&boot.nblocks);
-	for (uint32_t i = 0; i < n && i < BOOT_BLOCKS; i++)
-		if (boot.blocks[i])
-			addrset_pin(&sampled, boot.blocks[i]);
+	/* The parent's sampled blocks are not the child's to record; the
+	 * arena's blocks are still pinned. */
+	addrset_clear_members(&sampled);
 	if (!t)
 		return;
 	for (int i = 0; i < SPOOL_ALLOC_FN_MAX_; i++)

@@ -102,6 +102,7 @@ prefork(void)
 	modules_prefork();
 	offcpu_prefork();
 	writer_prefork();
+	alloc_prefork(); /* last: the others may still allocate */
 }
 
 static void
@@ -110,6 +111,7 @@ postfork_parent(void)
 	if (!forking)
 		return;
 	forking = 0;
+	alloc_postfork_parent();
 	writer_postfork_parent();
 	offcpu_postfork_parent();
 	modules_postfork_parent();
@@ -124,6 +126,7 @@ postfork_child(void)
 	if (!forking)
 		return;
 	forking = 0;
+	alloc_postfork_child_arena(); /* first: the others may allocate */
 	writer_postfork_child();
 	offcpu_postfork_child();
 	modules_postfork_child();

@@ -98,17 +98,23 @@ START_TEST(addrset_filter_sticky)
 }
 END_TEST
 
-/* A pin makes the filter say maybe without taking a slot. */
+/* A pin makes the filter say maybe without taking a slot, until it is
+ * taken back; pins add up. */
 START_TEST(addrset_pin_no_slot)
 {
 	uint64_t a = 0x7f00dead0000ull;
 
 	ck_assert(!addrset_maybe(&set, a));
 	addrset_pin(&set, a);
+	addrset_pin(&set, a);
 	ck_assert(addrset_maybe(&set, a));
 	ck_assert_uint_eq(addrset_count(&set), 0);
 	ck_assert_int_eq(addrset_remove(&set, a), 0);
 	ck_assert(addrset_maybe(&set, a));
+	addrset_unpin(&set, a);
+	ck_assert(addrset_maybe(&set, a));
+	addrset_unpin(&set, a);
+	ck_assert(!addrset_maybe(&set, a));
 }
 END_TEST
 
@@ -145,6 +151,24 @@ START_TEST(addrset_spread)
 	addrset_clear(&set);
 	ck_assert_uint_eq(addrset_count(&set), 0);
 	ck_assert(!addrset_maybe(&set, 0x7f0000000000ull));
+}
+END_TEST
+
+/* In a forked child the members go and the pins stay: a free of the
+ * parent's sampled block is no longer looked up, one of the arena's
+ * still is. Unpinning then clears the filter. */
+START_TEST(addrset_clear_members_keeps_pins)
+{
+	uint64_t member = 0x7f0000001230ull, pinned = 0x7f0000004560ull;
+
+	ck_assert_int_eq(addrset_insert(&set, member), 0);
+	addrset_pin(&set, pinned);
+	addrset_clear_members(&set);
+	ck_assert_uint_eq(addrset_count(&set), 0);
+	ck_assert(!addrset_maybe(&set, member));
+	ck_assert(addrset_maybe(&set, pinned));
+	addrset_unpin(&set, pinned);
+	ck_assert(!addrset_maybe(&set, pinned));
 }
 END_TEST
 
@@ -223,6 +247,7 @@ addrset_suite(void)
 	tcase_add_test(tc, addrset_filter_shared);
 	tcase_add_test(tc, addrset_filter_sticky);
 	tcase_add_test(tc, addrset_pin_no_slot);
+	tcase_add_test(tc, addrset_clear_members_keeps_pins);
 	tcase_add_test(tc, addrset_full_bucket);
 	tcase_add_test(tc, addrset_spread);
 	tcase_add_test(tc, addrset_spread_large);
