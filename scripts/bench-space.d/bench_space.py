@@ -10,11 +10,16 @@ load from elsewhere on a shared machine hits every configuration alike;
 each run is compared with the bare (glibc) run of its own round, and the
 jemalloc runs also with jemalloc's bare run.
 
-Every run is pinned to one CPU (--cpu, default 0) with all its threads and
-children: on the 2-vCPU virtual machines this was measured on, one vCPU at
-times runs the loop at half the speed of the other (a bare run taking
-1.21 s on one and 0.62 s on the other, minutes apart), which made unpinned
-runs bimodal. CPU time still counts every thread of the profiled process.
+Every run is pinned to one CPU with all its threads and children: on the
+2-vCPU virtual machines this was measured on, one vCPU at times runs the
+loop at half the speed of the other (a bare run taking 1.21 s on one and
+0.62 s on the other), and which one is slow changes from minute to
+minute, so unpinned runs were bimodal and a run pinned to a fixed CPU
+could still land on a slow spell. By default (--cpu auto) the script
+times a short loop of its own on each CPU it may use right before each
+run, and pins the run to the fastest; --cpu N pins every run to CPU N,
+--cpu -1 to none. CPU time still counts every thread of the profiled
+process.
 
 Per run: CPU (user+sys of the command and everything it reaped, wait4, so
 a profiler's own processes count), wall time (perf_counter around spawn and
@@ -28,6 +33,15 @@ this is the estimate it disturbs least; the verdict uses it, and says
 "cannot tell" when the two bare configurations differ by more than
 NOISE_LIMIT), the median and range of the per-round ratios, and the
 median peak RSS.
+
+With --instructions it counts instead of timing: each configuration once
+under valgrind --tool=callgrind (every process of the tree), and the
+instructions the space_bench process executed, per pair and against
+bare. Instruction counts are repeatable whatever else the machine does,
+which timings on a shared machine are not; they leave out what the
+kernel spends (signals, page faults) and what a stall costs. CPU-time
+sampling is left out there: under valgrind its timer measures valgrind's
+own execution.
 
 Two reference rows: libprofrun.so preloaded without profrun (its wrappers
 count every call but nothing is sampled), and a preloaded malloc and free
@@ -97,6 +111,24 @@ def configs(build, tmp, lib_dir, args):
     return c
 
 
+def fastest_cpu():
+    """The CPU this process may use that runs a short loop fastest now
+    (about 10 ms a CPU)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    best, best_t = allowed[0], None
+    for cpu in allowed:
+        os.sched_setaffinity(0, {cpu})
+        t0 = time.thread_time()
+        x = 0
+        for i in range(200000):
+            x += i
+        t = time.thread_time() - t0
+        if best_t is None or t < best_t:
+            best, best_t = cpu, t
+    os.sched_setaffinity(0, set(allowed))
+    return best
+
+
 def run(cmd, env, cwd, cpu):
     rss_file = os.path.join(cwd, '.rss')
     cmd = [GNU_TIME, '-f', '%M', '-o', rss_file] + cmd
@@ -128,6 +160,49 @@ def clean(tmp):
             os.unlink(f)
 
 
+def count_instructions(cfgs, target, pairs, tmp):
+    """Instructions of the space_bench process, per configuration, under
+    callgrind (children followed: the target is profrun's child)."""
+    counts = {}
+    for label, prefix, env in cfgs:
+        if label.startswith(('heaptrack', 'bare again')) or (
+                label.startswith('profrun') and '--no-time' not in label):
+            continue
+        out = os.path.join(tmp, 'cg.%p')
+        cmd = ['valgrind', '--tool=callgrind', '--trace-children=yes',
+               f'--callgrind-out-file={out}'] + prefix + [target, str(pairs)]
+        full = dict(os.environ)
+        full.update(env)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=full, check=True)
+        best = 0
+        for f in glob.glob(os.path.join(tmp, 'cg.*')):
+            with open(f) as fh:
+                text = fh.read()
+            cmd_line = [x for x in text.splitlines()
+                        if x.startswith('cmd:')][:1]
+            if not cmd_line or os.path.basename(
+                    cmd_line[0].split()[1]) != 'space_bench':
+                continue  # profrun's launcher
+            for line in text.splitlines():
+                if line.startswith('summary:') or line.startswith('totals:'):
+                    best = max(best, int(line.split()[1]))
+        counts[label] = best
+        clean(tmp)
+    bare = counts['bare']
+    print(f'space_bench {pairs:g}M malloc/free pairs under callgrind; bare: '
+          f'{bare / (pairs * 1e6):.1f} instructions per pair\n')
+    print('| configuration | instructions per pair | added per pair | '
+          'instructions / bare |')
+    print('|---|---|---|---|')
+    for label, _, _ in cfgs:
+        if label not in counts:
+            continue
+        n = counts[label]
+        print(f'| {label} | {n / (pairs * 1e6):.1f} | '
+              f'{(n - bare) / (pairs * 1e6):+.1f} | {n / bare:.3f} |')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build', required=True)
@@ -136,8 +211,13 @@ def main():
                     help='millions of malloc/free pairs per run')
     ap.add_argument('--no-heaptrack', action='store_true',
                     help='leave heaptrack out (it is the slow one)')
-    ap.add_argument('--cpu', type=int, default=0,
-                    help='the CPU every run is pinned to; -1: not pinned')
+    ap.add_argument('--cpu', default='auto',
+                    help='the CPU every run is pinned to; auto (the '
+                         'default): the fastest right before each run; '
+                         '-1: not pinned')
+    ap.add_argument('--instructions', action='store_true',
+                    help='count instructions under callgrind instead of '
+                         'timing (repeatable; --pairs defaults to 2)')
     args = ap.parse_args()
 
     args.build = os.path.abspath(args.build)
@@ -146,12 +226,19 @@ def main():
     lib_dir = tempfile.mkdtemp(prefix='bench-space-lib-')
     build_forward(lib_dir)
     cfgs = configs(args.build, tmp, lib_dir, args)
+    if args.instructions:
+        pairs = args.pairs if '--pairs' in sys.argv else 2
+        count_instructions(cfgs, target, pairs, tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(lib_dir, ignore_errors=True)
+        return
     res = {label: [] for label, _, _ in cfgs}
     for r in range(args.rounds):
         order = cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]
         for label, prefix, env in order:
+            cpu = fastest_cpu() if args.cpu == 'auto' else int(args.cpu)
             res[label].append(run(prefix + [target, str(args.pairs)], env,
-                                  tmp, args.cpu))
+                                  tmp, cpu))
             clean(tmp)
         print(f'round {r + 1}/{args.rounds} done', file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -160,7 +247,9 @@ def main():
     bare = res['bare']
     je_bare = res.get('jemalloc bare')
     fastest_bare = min(c for c, _, _ in bare)
-    pinned = 'not pinned' if args.cpu < 0 else f'pinned to CPU {args.cpu}'
+    pinned = ('each pinned to the fastest CPU' if args.cpu == 'auto' else
+              'not pinned' if int(args.cpu) < 0 else
+              f'pinned to CPU {args.cpu}')
     print(f'space_bench {args.pairs:g}M malloc/free pairs, {args.rounds} '
           f'rounds, {pinned}; bare: fastest {fastest_bare:.3f} s CPU, '
           f'{1e9 * fastest_bare / (args.pairs * 1e6):.1f} ns per pair\n')
