@@ -4,8 +4,17 @@ compare with the ground truth the targets print.
 
 Tolerances: shares within 3 points and totals within 5 %, the figures the
 profiler promises; each test is set up (interval, bytes) so that these
-bounds are at least four expected errors wide, and checks that they are,
-so that a pass means something and a fail is not bad luck.
+bounds are at least four expected errors wide, and checks that they are
+(failing, never widening them), so that a pass means something and a fail
+is not bad luck.
+
+The expected error of a share p estimated from n samples is taken as the
+binomial one, sqrt(p(1-p)/n). That is an upper bound: a site allocating B
+bytes in blocks of s, sampled each with probability q = 1 - exp(-s/I) at
+interval I and weighted s/q, has variance B s (1-q)/q <= B I (equal for
+blocks far below I, the Poisson case), which makes the variance of a share
+of T bytes at most p(1-p) I/T; and n, the samples the sites took, is
+sum B q/s <= T/I.
 """
 
 import math
@@ -37,16 +46,16 @@ def truth(stdout):
     return {k: int(v) for k, v in re.findall(r'([\w-]+)=(\d+)', stdout)}
 
 
-def share_tolerance(p, n):
-    """3 points, or what n samples allow (4 binomial standard
-    deviations), whichever is wider; the tests are sized so that it is the
-    3 points."""
-    return max(SHARE_POINTS, 4 * math.sqrt(p * (1 - p) / max(n, 1)))
+def share_error(p, n):
+    """The expected error (an upper bound, see above) of a share p
+    estimated from n samples."""
+    return math.sqrt(p * (1 - p) / max(n, 1))
 
 
 def check_shares(r, expected, label):
     """The sites of expected ({name: true bytes}) split their profiled
-    bytes as the truth says."""
+    bytes as the truth says, each within 3 points, the 3 points being at
+    least four expected errors."""
     got = {name: site_bytes(r, name) for name in expected}
     n = sum(prof.field(prof.need_func(r, name), 'self_samples')
             for name in expected)
@@ -57,12 +66,17 @@ def check_shares(r, expected, label):
     errors = []
     for name, b in expected.items():
         p, q = b / total_true, got[name] / total_got
-        tol = share_tolerance(p, n)
-        ok = abs(q - p) <= tol
+        err = share_error(p, n)
+        ok = abs(q - p) <= SHARE_POINTS
         print(f'{label}: {name}: {q:.4f} of {n} samples, want {p:.4f} '
-              f'+- {tol:.3f} {"ok" if ok else "WRONG"}')
+              f'+- {SHARE_POINTS} (expected error {err:.4f}) '
+              f'{"ok" if ok else "WRONG"}')
+        if 4 * err > SHARE_POINTS:
+            raise prof.Fail(f'{label}: {name}: expected error {err:.4f} of '
+                            f'its share from {n} samples too large for a '
+                            '3-point check (the test needs more samples)')
         if not ok:
-            errors.append(f'{name} {q:.4f} not {p:.4f} +- {tol:.3f}')
+            errors.append(f'{name} {q:.4f} not {p:.4f} +- {SHARE_POINTS}')
     if errors:
         raise prof.Fail(f'{label}: shares off: {"; ".join(errors)}\n'
                         f'heaviest:\n{prof.top(r, key="self")}')
