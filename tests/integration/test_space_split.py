@@ -3,12 +3,12 @@
 allocate 60, 30 and 10 % of the bytes in blocks of 64 bytes, 256 KiB and
 4 MiB. Their shares of the space profile must be within 3 points of the
 truth and the estimate of all bytes allocated within 5 %: at the default
-interval (4 GiB allocated), at a smaller one, with jemalloc preloaded and
-with jemalloc linked in. --no-space and --no-time turn either kind off.
+interval (4 GiB allocated) and at a smaller one (jemalloc's turn is
+test_space_split_jemalloc.py). --no-space and --no-time turn either kind
+off.
 
-usage: test_space_split.py SPACE_SPLIT [SPACE_SPLIT_JEMALLOC]
+usage: test_space_split.py SPACE_SPLIT
 """
-import os
 import sys
 
 import prof
@@ -34,17 +34,6 @@ def test():
     target = sys.argv[1]
     check('default interval', target, 2)
     check('128K', target, 0.5, ['--space-interval=128K'])
-
-    je = space.jemalloc_lib()
-    if je:
-        check('jemalloc preloaded', target, 0.5, ['--space-interval=128K'],
-              env={'LD_PRELOAD': je})
-    else:
-        print('libjemalloc not found: preloaded case skipped')
-    if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
-        check('jemalloc linked', sys.argv[2], 0.5, ['--space-interval=128K'])
-    else:
-        print('space_split_jemalloc not built: linked case skipped')
 
     # --no-space: no allocation samples, but the calls are still counted.
     p = prof.profile(target, args=['0.05'], opts=['--no-space'])

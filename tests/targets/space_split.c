@@ -8,8 +8,13 @@
  * weighted accordingly. Every block is freed at once.
  *
  * Rounds interleave the sites. 2 GiB in all at scale 1 (argv[1]); the
- * program prints the bytes each site allocated, the ground truth.
+ * program prints the bytes each site allocated, the ground truth. When
+ * jemalloc is in the process (linked or preloaded) it also prints, as
+ * je_allocated, the bytes jemalloc itself says it allocated on this
+ * thread (mallctl "thread.allocated", found through dlsym): the proof that
+ * jemalloc, not the C library, served the blocks.
  */
+#include <dlfcn.h>
 #include <stdint.h>
 
 #include "work.h"
@@ -55,6 +60,22 @@ site_large_10(uint64_t bytes)
 	return blocks(bytes, LARGE);
 }
 
+/* jemalloc's count of the bytes allocated on this thread, or -1 when
+ * jemalloc is not in the process (or keeps no statistics). */
+static long long
+jemalloc_allocated(void)
+{
+	int (*mallctl)(const char *, void *, size_t *, void *, size_t) =
+		(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(
+			RTLD_DEFAULT, "mallctl");
+	uint64_t v;
+	size_t len = sizeof(v);
+
+	if (!mallctl || mallctl("thread.allocated", &v, &len, NULL, 0) != 0)
+		return -1;
+	return (long long)v;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -67,8 +88,11 @@ main(int argc, char **argv)
 		done[1] += site_medium_30(round * 3 / 10);
 		done[2] += site_large_10(round / 10);
 	}
+	long long je = jemalloc_allocated();
 	printf("site_small_60=%llu site_medium_30=%llu site_large_10=%llu\n",
 	       (unsigned long long)done[0], (unsigned long long)done[1],
 	       (unsigned long long)done[2]);
+	if (je >= 0)
+		printf("je_allocated=%lld\n", je);
 	return 0;
 }
