@@ -2,7 +2,10 @@
 """jemalloc's own API is wrapped too: space_jemalloc allocates through
 mallocx (50 % of the bytes), mallocx + rallocx (30 %) and mallocx +
 xallocx growing in place (20 %), and frees with sdallocx and dallocx. The
-shares must match and the call counts be exact.
+shares must match and the call counts be exact; and since every block is
+freed at once, nothing of the sites may be in use at exit: every sampled
+block freed by sdallocx or dallocx (after a rallocx moved it, or an
+xallocx grew it) must be recorded as freed.
 
 usage: test_space_jemalloc.py SPACE_JEMALLOC
 """
@@ -32,6 +35,15 @@ def test():
             raise prof.Fail(f'{total.get(f, 0)} calls of {f} counted, '
                             f'{t[f]} made')
     print('call counts exact')
+    u = space.report(p.spool, 'inuse')
+    for site in SITES:
+        if space.site_bytes(u, site):
+            raise prof.Fail(f'{site} has {space.site_bytes(u, site)} bytes '
+                            'in use at exit: a sdallocx or dallocx of a '
+                            'sampled block was lost\n' +
+                            prof.top(u, key='self'))
+    print(f'in use at exit: {u["samples"]} sampled blocks, none of the '
+          'sites\'')
 
 
 prof.main(test)
