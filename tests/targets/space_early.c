@@ -20,23 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Defined by space_early_lib.c, with the same layout. */
-struct space_early_block {
-	char *p;
-	size_t n, align;
-	char fill;
-};
-struct space_early_blocks {
-	struct space_early_block malloc, calloc, realloc, posix_memalign,
-		memalign;
-};
-struct space_early_calls {
-	unsigned long malloc, calloc, realloc, posix_memalign, memalign, free,
-		malloc_usable_size;
-};
-extern struct space_early_blocks space_early_blocks;
-extern struct space_early_calls space_early_calls;
-extern int space_early_failures; /* of the constructor's own checks */
+#include "space_early.h"
+
 
 static void *(*volatile v_realloc)(void *, size_t) = realloc;
 static void (*volatile v_free)(void *) = free;

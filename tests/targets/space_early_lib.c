@@ -19,22 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the constructor leaves for main: each block kept, filled with fill
- * over n bytes and aligned to align; and the calls made (space_early.c
- * declares the same). */
-struct space_early_block {
-	char *p;
-	size_t n, align;
-	char fill;
-};
-struct space_early_blocks {
-	struct space_early_block malloc, calloc, realloc, posix_memalign,
-		memalign;
-};
-struct space_early_calls {
-	unsigned long malloc, calloc, realloc, posix_memalign, memalign, free,
-		malloc_usable_size;
-};
+#include "space_early.h"
+
 
 /* glibc's own entry point, which no wrapper interposes. */
 extern void *__libc_malloc(size_t n);
