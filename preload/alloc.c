@@ -7,8 +7,8 @@
  * sample point: subtract and call the real function) or one of the slow
  * paths, kept out of line so the fast path stays a handful of
  * instructions. The fast paths are what the wrappers cost: in a loop of
- * small malloc/free pairs, about 20 cycles a pair bare, each instruction
- * they add shows (BENCHMARKS.md). So malloc is a count, one subtraction
+ * small malloc/free pairs, about 6 ns a pair bare, each instruction they
+ * add shows (BENCHMARKS.md). So malloc is a count, one subtraction
  * from the thread's room with a branch on its borrow, and a jump to the
  * real function; free is a count, a filter byte (addrset.h) and a jump.
  * A thread's room starts at 0, so its first allocation takes the slow
@@ -450,12 +450,16 @@ own_size(const void *p)
 	return (size_t)own_hdr(p).size;
 }
 
-/* realloc of the arena's block p (or of NULL) to n bytes: in place when
- * the block has room, else to a new block of the arena, or of the real
- * allocator (when known) if the arena has none; realloc(p, 0) frees p
- * and returns NULL, as glibc's does. */
+/* realloc of the arena's block p (or of NULL) to n bytes. With stay (the
+ * profiler's own block, or any before the real functions are known) the
+ * block stays in the arena when it can, in place or in a new block;
+ * otherwise, or when the arena has none, it moves to the real allocator
+ * (when known). A move is uncounted and unsampled: the call that asked is
+ * counted already, and a block of the target's here was allocated before
+ * the real functions were known. realloc(p, 0) frees p and returns NULL,
+ * as glibc's does. */
 static void *
-own_realloc(void *p, size_t n)
+own_realloc(void *p, size_t n, int stay)
 {
 	if (!p)
 		return own_alloc(n, ARENA_HDR);
@@ -464,12 +468,15 @@ own_realloc(void *p, size_t n)
 		return NULL;
 	}
 	struct own_hdr h = own_hdr(p);
-	if (n <= ((size_t)ARENA_MIN << h.cls) - h.offset) {
-		h.size = n;
-		memcpy((uint8_t *)p - ARENA_HDR, &h, sizeof(h));
-		return p;
+	void *q = NULL;
+	if (stay) {
+		if (n <= ((size_t)ARENA_MIN << h.cls) - h.offset) {
+			h.size = n;
+			memcpy((uint8_t *)p - ARENA_HDR, &h, sizeof(h));
+			return p;
+		}
+		q = own_alloc(n, ARENA_HDR);
 	}
-	void *q = own_alloc(n, ARENA_HDR);
 	if (!q && resolve() == 0)
 		q = REAL(malloc)(n);
 	if (!q) {
@@ -478,26 +485,6 @@ own_realloc(void *p, size_t n)
 	}
 	memcpy(q, p, h.size < n ? h.size : n);
 	own_free(p);
-	return q;
-}
-
-/* realloc of the arena's block p outside the guard, once the real
- * functions are known: the target's block (it was allocated before
- * they were) moves to the real allocator, uncounted and unsampled: the
- * call that asked is counted already. */
-static void *
-own_move_out(void *p, size_t n)
-{
-	if (!n) {
-		own_free(p);
-		return NULL;
-	}
-	void *q = REAL(malloc)(n);
-	if (q) {
-		size_t old = own_size(p);
-		memcpy(q, p, old < n ? old : n);
-		own_free(p);
-	}
 	return q;
 }
 
@@ -550,7 +537,7 @@ boot_realloc(void *p, size_t n)
 {
 	if (resolve() == 0)
 		return REAL(realloc)(p, n);
-	return own_realloc(p, n);
+	return own_realloc(p, n, 1);
 }
 
 static void *
@@ -730,7 +717,7 @@ static int
 expired(struct alloc_tls *a, size_t n)
 {
 	if (a->guard)
-		return 0; /* room is NEVER until the guard is left */
+		return 0; /* the profiler's own (xallocx_slow gets here) */
 	uint64_t interval = atomic_load_explicit(&space_interval,
 						 memory_order_relaxed);
 	if (!interval) {
@@ -1161,8 +1148,7 @@ realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
 {
 	struct alloc_tls *a = &self;
 	if (is_own(c->p))
-		return a->guard ? own_realloc(c->p, c->n) :
-				  own_move_out(c->p, c->n);
+		return own_realloc(c->p, c->n, a->guard != 0);
 	if (a->guard) { /* the profiler's own, or a signal handler's */
 		void *q = c->p ? NULL : own_alloc(c->n, ARENA_HDR);
 		return q ? q : c->call(c);
@@ -1485,13 +1471,7 @@ alloc_prefork(void)
 }
 
 void
-alloc_postfork_parent(void)
-{
-	arena_unlock(&arena.fork_mask);
-}
-
-void
-alloc_postfork_child_arena(void)
+alloc_postfork_arena(void)
 {
 	arena_unlock(&arena.fork_mask);
 }

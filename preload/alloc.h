@@ -60,15 +60,14 @@ void
 alloc_finish(void);
 
 /* Fork hooks: the arena's lock is held across fork (taken last by the
- * forking thread, with every signal blocked), so that neither process
- * finds it held by a thread it does not have. */
+ * forking thread, with every signal blocked) and released in both
+ * processes by alloc_postfork_arena(), the first hook of each (anything
+ * after it may allocate), so that neither finds it held by a thread it
+ * does not have. */
 void
 alloc_prefork(void);
 void
-alloc_postfork_parent(void);
-/* The first fork hook of a child: anything after it may allocate. */
-void
-alloc_postfork_child_arena(void);
+alloc_postfork_arena(void);
 
 /* In a forked child (slot t is the only thread's, or NULL): the parent's
  * sampled blocks are forgotten (the child's spool has no ALLOC for them,

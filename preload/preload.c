@@ -111,7 +111,7 @@ postfork_parent(void)
 	if (!forking)
 		return;
 	forking = 0;
-	alloc_postfork_parent();
+	alloc_postfork_arena(); /* first: the others may allocate */
 	writer_postfork_parent();
 	offcpu_postfork_parent();
 	modules_postfork_parent();
@@ -126,7 +126,7 @@ postfork_child(void)
 	if (!forking)
 		return;
 	forking = 0;
-	alloc_postfork_child_arena(); /* first: the others may allocate */
+	alloc_postfork_arena(); /* first: the others may allocate */
 	writer_postfork_child();
 	offcpu_postfork_child();
 	modules_postfork_child();
