@@ -125,9 +125,3 @@ addrset_clear_members(struct addrset *s)
 		}
 	zero(s->slot, sizeof(s->slot));
 }
-
-void
-addrset_clear(struct addrset *s)
-{
-	zero(s, sizeof(*s));
-}

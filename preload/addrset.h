@@ -7,8 +7,8 @@
  * filter answers it: a byte for each value of the address's bits 4 to 17
  * (blocks are at least 16-byte aligned), counting the members with those
  * bits. The index is a shift and a mask, nothing more: in a loop of small
- * malloc/free pairs (about 20 cycles a pair), a multiplicative hash here
- * cost several percent more than the shift (BENCHMARKS.md, "Space
+ * malloc/free pairs (about 6 ns a pair), a multiplicative hash here cost
+ * several percent more than the shift (BENCHMARKS.md, "Space
  * profiling"). Only when the byte is not zero are the slots looked at.
  *
  * The slots are a separate table, bucketed by a multiplicative hash of the
@@ -109,9 +109,5 @@ addrset_count(const struct addrset *s);
  * uses the set. */
 void
 addrset_clear_members(struct addrset *s);
-
-/* Empties the set, pins included. Only while no other thread uses it. */
-void
-addrset_clear(struct addrset *s);
 
 #endif
