@@ -83,7 +83,7 @@ def jemalloc():
     return None
 
 
-def configs(build, tmp, lib_dir, args):
+def configs(build, tmp, forward, args):
     profrun = os.path.join(build, 'preload', 'profrun')
     spool = os.path.join(tmp, 'x.spool')
     je = jemalloc()
@@ -91,7 +91,7 @@ def configs(build, tmp, lib_dir, args):
         ('bare', [], {}),
         ('bare again (noise)', [], {}),
         ('forwarding only (reference)', [],
-         {'LD_PRELOAD': os.path.join(lib_dir, 'forward.so')}),
+         {'LD_PRELOAD': forward}),
         ('libprofrun.so loaded, not profiling', [],
          {'LD_PRELOAD': os.path.join(build, 'preload', 'libprofrun.so')}),
         ('profrun (time 1 kHz + space 512K)',
@@ -207,8 +207,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--build', required=True)
     ap.add_argument('--rounds', type=int, default=5)
-    ap.add_argument('--pairs', type=float, default=100,
-                    help='millions of malloc/free pairs per run')
+    ap.add_argument('--pairs', type=float, default=None,
+                    help='millions of malloc/free pairs per run (default '
+                         '100, with --instructions 2)')
     ap.add_argument('--no-heaptrack', action='store_true',
                     help='leave heaptrack out (it is the slow one)')
     ap.add_argument('--cpu', default='auto',
@@ -224,11 +225,11 @@ def main():
     target = os.path.join(args.build, 'tests', 'targets', 'space_bench')
     tmp = tempfile.mkdtemp(prefix='bench-space-')
     lib_dir = tempfile.mkdtemp(prefix='bench-space-lib-')
-    build_forward(lib_dir)
-    cfgs = configs(args.build, tmp, lib_dir, args)
+    cfgs = configs(args.build, tmp, build_forward(lib_dir), args)
+    if args.pairs is None:
+        args.pairs = 2 if args.instructions else 100
     if args.instructions:
-        pairs = args.pairs if '--pairs' in sys.argv else 2
-        count_instructions(cfgs, target, pairs, tmp)
+        count_instructions(cfgs, target, args.pairs, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(lib_dir, ignore_errors=True)
         return
