@@ -3,10 +3,12 @@
  * realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign,
  * valloc, pvalloc, C23's free_sized and free_aligned_sized (plain frees
  * where the C library lacks them), jemalloc's mallocx, rallocx, xallocx,
- * sdallocx and dallocx, and malloc_usable_size); every call is counted
- * exactly, and the bytes
- * allocated are sampled (countdown.h): a sampled allocation becomes an
- * ALLOC record with its stack, a free of a sampled block a FREE record.
+ * sdallocx and dallocx, malloc_usable_size, and C++'s operator new and
+ * delete in all their forms); every call is counted exactly, and the
+ * bytes allocated are sampled (countdown.h): a sampled allocation becomes
+ * an ALLOC record with its stack, a free of a sampled block a FREE record.
+ * A C++ form that calls one of the C wrappers (libstdc++'s new calls
+ * malloc) leaves the sampling to it.
  *
  * The fast path of an allocation is a count, a subtraction and a branch;
  * of a free, a count and one byte load (addrset.h). Nothing here locks,
@@ -16,8 +18,8 @@
  * static memory.
  *
  * dlsym, which finds the real functions, may allocate: allocations made
- * while it runs are served from a static buffer, and frees and reallocs of
- * blocks from that buffer never reach the real allocator.
+ * while it runs are served from the library's own arena, and frees and
+ * reallocs of blocks from that arena never reach the real allocator.
  */
 #ifndef PROFRUN_ALLOC_H
 #define PROFRUN_ALLOC_H
