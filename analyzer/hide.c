@@ -36,6 +36,7 @@ hide_rules_defaults(struct hide_rules *r)
 	memset(r, 0, sizeof(*r));
 	hide_rules_add_module(r, "libprofrun.so*");
 	hide_rules_add_func(r, "__restore_rt");
+	r->allocator = true;
 }
 
 void
@@ -43,6 +44,7 @@ hide_rules_clear(struct hide_rules *r)
 {
 	r->nfuncs = 0;
 	r->nmodules = 0;
+	r->allocator = false;
 }
 
 void
@@ -52,6 +54,15 @@ hide_rules_free(struct hide_rules *r)
 	free(r->modules);
 	memset(r, 0, sizeof(*r));
 }
+
+/* C++'s global allocation functions, every form: by name, and mangled
+ * (the Itanium ABI's _Znw, _Zna, _Zdl, _Zda; member operators are
+ * _ZN...nw and stay shown). */
+static const char *const allocator_funcs[] = {
+	"operator new(*", "operator new[](*", "operator delete(*",
+	"operator delete[](*", "_Znw[jmy]*", "_Zna[jmy]*", "_ZdlPv*",
+	"_ZdaPv*",
+};
 
 static bool
 any_match(const char *const *patterns, size_t n, const char *s)
@@ -85,6 +96,7 @@ hide_mask(const struct profile *p, const struct hide_rules *r,
 	bool *mask = xcalloc(p->nfuncs ? p->nfuncs : 1, sizeof(*mask));
 	bool *mod_hidden = xcalloc(p->nmodules ? p->nmodules : 1, 1);
 	size_t n = 0;
+	bool allocator = r->allocator && p->hdr.kind == PROFILE_KIND_SPACE;
 
 	for (size_t m = 0; m < p->nmodules; m++)
 		mod_hidden[m] = module_hidden(r, p->modules[m].path);
@@ -94,7 +106,12 @@ hide_mask(const struct profile *p, const struct hide_rules *r,
 			continue;
 		bool by_module = f->module != PROFILE_NONE &&
 				 mod_hidden[f->module];
-		mask[i] = by_module || any_match(r->funcs, r->nfuncs, f->name);
+		mask[i] = by_module || any_match(r->funcs, r->nfuncs, f->name) ||
+			  (allocator &&
+			   any_match(allocator_funcs,
+				     sizeof(allocator_funcs) /
+					     sizeof(allocator_funcs[0]),
+				     f->name));
 		n += mask[i];
 	}
 	free(mod_hidden);

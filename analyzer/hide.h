@@ -22,12 +22,17 @@ struct hide_rules {
 	size_t nfuncs, funcs_cap;
 	const char **modules; /* module patterns */
 	size_t nmodules, modules_cap;
+	/* In space profiles, C++'s operator new and delete too (their
+	 * names, and their mangled names for --no-demangle). */
+	bool allocator;
 };
 
 /* The rules in force when no option changes them: the profiler's own
  * library (libprofrun.so*) and the kernel's signal return trampoline
  * (__restore_rt), which sit in the target's stacks without being its
- * code. The patterns are static strings. */
+ * code; and in space profiles C++'s ::operator new and ::operator delete,
+ * which allocate for their caller as malloc does (whose wrapper is
+ * libprofrun's). The patterns are static strings. */
 void
 hide_rules_defaults(struct hide_rules *r);
 

@@ -121,12 +121,67 @@ START_TEST(hide_apply_keeps_profile_when_nothing_hidden)
 }
 END_TEST
 
+/* C++'s global operator new and delete, hidden by default in space
+ * profiles only (by name or, with --no-demangle, mangled); a class's own
+ * operator new and a function merely named like one stay shown. */
+START_TEST(hide_defaults_hide_operator_new_in_space_profiles)
+{
+	static const char *const hidden[] = {
+		"operator new(unsigned long)",
+		"operator new[](unsigned long, std::nothrow_t const&)",
+		"operator delete(void*, unsigned long, std::align_val_t)",
+		"operator delete[](void*)",
+		"_Znwm",
+		"_ZnamSt11align_val_t",
+		"_ZdlPvm",
+		"_ZdaPvRKSt9nothrow_t",
+	};
+	static const char *const shown[] = {
+		"Pool::operator new(unsigned long)",
+		"_ZN4PoolnwEm",
+		"operator new_thing",
+		"operator newline()",
+	};
+	const size_t nh = sizeof(hidden) / sizeof(hidden[0]);
+	const size_t ns = sizeof(shown) / sizeof(shown[0]);
+	for (int kind = 0; kind < 2; kind++) {
+		struct profile *p = profile_new(kind ? PROFILE_KIND_SPACE :
+						       PROFILE_KIND_TIME);
+		uint32_t lib = profile_module(p, "/usr/lib/libstdc++.so.6");
+		uint32_t ids[16], k = 0;
+		for (size_t i = 0; i < nh; i++, k++)
+			ids[k] = profile_add_func(p, lib, hidden[i], 0x10 * k, 0);
+		for (size_t i = 0; i < ns; i++, k++)
+			ids[k] = profile_add_func(p, lib, shown[i], 0x10 * k, 0);
+		profile_add_sample(p, ids, k, profile_thread(p, 1), 1, 0, 0);
+		profile_finish(p);
+		struct hide_rules r;
+		size_t n;
+		hide_rules_defaults(&r);
+		bool *m = hide_mask(p, &r, &n);
+		for (size_t i = 0; i < nh; i++)
+			ck_assert_msg(m[ids[i]] == (kind == 1), "%s", hidden[i]);
+		for (size_t i = 0; i < ns; i++)
+			ck_assert_msg(!m[ids[nh + i]], "%s", shown[i]);
+		free(m);
+		/* --show-all: nothing hidden. */
+		hide_rules_clear(&r);
+		m = hide_mask(p, &r, &n);
+		ck_assert_uint_eq(n, 0);
+		free(m);
+		hide_rules_free(&r);
+		profile_free(p);
+	}
+}
+END_TEST
+
 static Suite *
 hide_suite(void)
 {
 	Suite *s = suite_create("analyzer:hide");
 	TCase *tc = tcase_create("rules");
 	tcase_add_test(tc, hide_defaults_hide_profiler_and_trampoline);
+	tcase_add_test(tc, hide_defaults_hide_operator_new_in_space_profiles);
 	tcase_add_test(tc, hide_modules_by_file_name_or_path);
 	tcase_add_test(tc, hide_functions_by_glob_never_markers);
 	tcase_add_test(tc, hide_apply_keeps_profile_when_nothing_hidden);
