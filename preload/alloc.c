@@ -1471,8 +1471,9 @@ static const char *const cxx_names[CXX_OPS] = {
 /* What a form's first call taught (see above). */
 enum cxx_mode { CXX_UNKNOWN, CXX_OWNS, CXX_PASSES };
 
-/* The real forms (NULL until looked up, with release stores), and what
- * each does (relaxed atomics). */
+/* The real forms (NULL until looked up), and what each does. Each mode
+ * is stored (release) after its form was, so that a thread that loads a
+ * known mode (acquire) finds the form there. */
 static struct {
 	void *fn[CXX_OPS];
 	uint8_t mode[CXX_OPS];
@@ -1587,14 +1588,15 @@ cxx_resolve(enum cxx_op op)
 	/* (A handle of our own stays open: the runtime is in use anyway.) */
 	for (int i = 0; i < CXX_OPS; i++) {
 		fn[i] = h ? dlsym(h, cxx_names[i]) : NULL;
-		if (!fn[i]) {
-			fn[i] = cxx_missing[i]; /* it calls malloc or free */
-			__atomic_store_n(&cxx.mode[i], CXX_PASSES,
-					 __ATOMIC_RELAXED);
-		}
-	}
-	for (int i = 0; i < CXX_OPS; i++)
+		if (!fn[i])
+			fn[i] = cxx_missing[i];
 		__atomic_store_n(&cxx.fn[i], fn[i], __ATOMIC_RELEASE);
+	}
+	/* A stand-in calls malloc or free: it passes. */
+	for (int i = 0; i < CXX_OPS; i++)
+		if (fn[i] == cxx_missing[i])
+			__atomic_store_n(&cxx.mode[i], CXX_PASSES,
+					 __ATOMIC_RELEASE);
 	alloc_guard_leave();
 	self.resolving = 0;
 	atomic_store(&state, 2);
@@ -1612,7 +1614,14 @@ cxx_real(enum cxx_op op)
 static inline enum cxx_mode
 cxx_mode(enum cxx_op op)
 {
-	return (enum cxx_mode)__atomic_load_n(&cxx.mode[op], __ATOMIC_RELAXED);
+	return (enum cxx_mode)__atomic_load_n(&cxx.mode[op], __ATOMIC_ACQUIRE);
+}
+
+/* Form op's real function once its mode is known. */
+static inline void *
+cxx_known(enum cxx_op op)
+{
+	return __atomic_load_n(&cxx.fn[op], __ATOMIC_RELAXED);
 }
 
 /* Whether form op's call to f, a first one, is to teach its mode: not
@@ -1640,7 +1649,7 @@ cxx_learn(enum cxx_op op, uint64_t c_calls_before)
 {
 	__atomic_store_n(&cxx.mode[op],
 			 c_calls() != c_calls_before ? CXX_PASSES : CXX_OWNS,
-			 __ATOMIC_RELAXED);
+			 __ATOMIC_RELEASE);
 }
 
 typedef void *(*new_fn)(size_t);
@@ -1673,12 +1682,13 @@ cxx_call_new(enum cxx_op op, void *f, size_t n, size_t align, const void *nt)
 	}
 }
 
-/* The slow path of a new form: a sample point reached, a first call, a
- * stand-in's call, or the guard set. */
+/* The slow path of a new form: a sample point reached, the form's mode
+ * not known yet (a first call, or a stand-in's call), or the guard set. */
 static void * __attribute__((noinline))
-cxx_new_slow(enum cxx_op op, void *f, size_t n, size_t align, const void *nt)
+cxx_new_slow(enum cxx_op op, size_t n, size_t align, const void *nt)
 {
 	struct alloc_tls *a = &self;
+	void *f = cxx_real(op);
 	if (a->guard) { /* a target's signal handler, while we record */
 		void *p = own_alloc(n, align ? align : ARENA_HDR);
 		return p ? p : cxx_call_new(op, f, n, align, nt);
@@ -1703,17 +1713,18 @@ cxx_new_slow(enum cxx_op op, void *f, size_t n, size_t align, const void *nt)
 }
 
 /* The body of the new form op: a count, then straight to the real form
- * when it passes, or the room taken when it owns. */
+ * when it passes, or the room taken when it owns; the rest out of line,
+ * so that the fast path needs no frame of its own. */
 #define CXX_NEW_BODY(op, n, align, nt, tail_call)                            \
 	do {                                                                 \
 		struct alloc_tls *a_ = &self;                                \
 		count(a_, SPOOL_ALLOC_FN_OPERATOR_NEW);                      \
-		void *f_ = cxx_real(op);                                     \
 		enum cxx_mode m_ = cxx_mode(op);                             \
-		if (m_ == CXX_PASSES ||                                      \
+		void *f_ = cxx_known(op);                                    \
+		if (likely(m_ == CXX_PASSES) ||                              \
 		    (likely(m_ == CXX_OWNS) && likely(!reaches(a_, (n)))))   \
 			return tail_call;                                    \
-		void *p_ = cxx_new_slow((op), f_, (n), (align), (nt));       \
+		void *p_ = cxx_new_slow((op), (n), (align), (nt));           \
 		KEEP_FRAME();                                                \
 		return p_;                                                   \
 	} while (0)
@@ -1772,104 +1783,153 @@ _ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align, const void *nt)
 		     ((new_aligned_nothrow_fn)f_)(n, align, nt));
 }
 
+/* Calls the real delete form op (f) of p with the form's other
+ * arguments x and y (a size, an alignment, a nothrow tag). */
+static void
+cxx_call_delete(enum cxx_op op, void *f, void *p, uintptr_t x, uintptr_t y)
+{
+	switch (op) {
+	case CXX_DELETE:
+	case CXX_DELETE_ARRAY:
+		((delete_fn)f)(p);
+		break;
+	case CXX_DELETE_SIZED:
+	case CXX_DELETE_ARRAY_SIZED:
+	case CXX_DELETE_ALIGNED:
+	case CXX_DELETE_ARRAY_ALIGNED:
+		((delete_1_fn)f)(p, (size_t)x);
+		break;
+	case CXX_DELETE_NOTHROW:
+	case CXX_DELETE_ARRAY_NOTHROW:
+		((delete_nothrow_fn)f)(p, (const void *)x);
+		break;
+	case CXX_DELETE_SIZED_ALIGNED:
+	case CXX_DELETE_ARRAY_SIZED_ALIGNED:
+		((delete_sized_aligned_fn)f)(p, (size_t)x, (size_t)y);
+		break;
+	default:
+		((delete_aligned_nothrow_fn)f)(p, (size_t)x, (const void *)y);
+		break;
+	}
+}
+
+/* The slow path of a delete form: p may be sampled or the arena's, or
+ * the form's mode is not known yet (a first call of a non-null pointer
+ * teaches it). */
+static void __attribute__((noinline))
+cxx_delete_slow(enum cxx_op op, void *p, uintptr_t x, uintptr_t y)
+{
+	void *f = cxx_real(op);
+	enum cxx_mode m = cxx_mode(op);
+	if (m != CXX_PASSES) {
+		if (release(p))
+			return;
+		if (m == CXX_UNKNOWN && p && cxx_probing(op, f)) {
+			uint64_t before = c_calls();
+			cxx_call_delete(op, f, p, x, y);
+			cxx_learn(op, before);
+			return;
+		}
+	}
+	cxx_call_delete(op, f, p, x, y);
+}
+
 /* The body of the delete form op: a count, then straight to the real
- * form when it passes, or the release checked first (a first call of a
- * non-null pointer teaching the mode). */
-#define CXX_DELETE_BODY(op, p, call)                                         \
+ * form when it passes, or when it owns and p is not in the sampled set's
+ * filter; the rest out of line. */
+#define CXX_DELETE_BODY(op, p, x, y, call)                                   \
 	do {                                                                 \
 		count(&self, SPOOL_ALLOC_FN_OPERATOR_DELETE);                \
-		void *f_ = cxx_real(op);                                     \
 		enum cxx_mode m_ = cxx_mode(op);                             \
-		if (m_ != CXX_PASSES) {                                      \
-			if (release(p))                                      \
-				return;                                      \
-			if (unlikely(m_ == CXX_UNKNOWN) && (p) &&            \
-			    cxx_probing((op), f_)) {                         \
-				uint64_t before_ = c_calls();                \
-				call;                                        \
-				cxx_learn((op), before_);                    \
-				return;                                      \
-			}                                                    \
+		void *f_ = cxx_known(op);                                    \
+		if (likely(m_ == CXX_PASSES) ||                              \
+		    (likely(m_ == CXX_OWNS) &&                               \
+		     likely(!addrset_maybe(&sampled,                         \
+					   (uint64_t)(uintptr_t)(p))))) {    \
+			call;                                                \
+			return;                                              \
 		}                                                            \
-		call;                                                        \
+		cxx_delete_slow((op), (p), (uintptr_t)(x), (uintptr_t)(y));  \
 	} while (0)
 
 PUBLIC void
 _ZdlPv(void *p)
 {
-	CXX_DELETE_BODY(CXX_DELETE, p, ((delete_fn)f_)(p));
+	CXX_DELETE_BODY(CXX_DELETE, p, 0, 0, ((delete_fn)f_)(p));
 }
 
 PUBLIC void
 _ZdaPv(void *p)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY, p, ((delete_fn)f_)(p));
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY, p, 0, 0, ((delete_fn)f_)(p));
 }
 
 PUBLIC void
 _ZdlPvm(void *p, size_t n)
 {
-	CXX_DELETE_BODY(CXX_DELETE_SIZED, p, ((delete_1_fn)f_)(p, n));
+	CXX_DELETE_BODY(CXX_DELETE_SIZED, p, n, 0, ((delete_1_fn)f_)(p, n));
 }
 
 PUBLIC void
 _ZdaPvm(void *p, size_t n)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED, p, ((delete_1_fn)f_)(p, n));
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED, p, n, 0,
+			((delete_1_fn)f_)(p, n));
 }
 
 PUBLIC void
 _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
 {
-	CXX_DELETE_BODY(CXX_DELETE_NOTHROW, p,
+	CXX_DELETE_BODY(CXX_DELETE_NOTHROW, p, nt, 0,
 			((delete_nothrow_fn)f_)(p, nt));
 }
 
 PUBLIC void
 _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY_NOTHROW, p,
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY_NOTHROW, p, nt, 0,
 			((delete_nothrow_fn)f_)(p, nt));
 }
 
 PUBLIC void
 _ZdlPvSt11align_val_t(void *p, size_t align)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ALIGNED, p, ((delete_1_fn)f_)(p, align));
+	CXX_DELETE_BODY(CXX_DELETE_ALIGNED, p, align, 0,
+			((delete_1_fn)f_)(p, align));
 }
 
 PUBLIC void
 _ZdaPvSt11align_val_t(void *p, size_t align)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED, p,
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED, p, align, 0,
 			((delete_1_fn)f_)(p, align));
 }
 
 PUBLIC void
 _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align)
 {
-	CXX_DELETE_BODY(CXX_DELETE_SIZED_ALIGNED, p,
+	CXX_DELETE_BODY(CXX_DELETE_SIZED_ALIGNED, p, n, align,
 			((delete_sized_aligned_fn)f_)(p, n, align));
 }
 
 PUBLIC void
 _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED_ALIGNED, p,
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED_ALIGNED, p, n, align,
 			((delete_sized_aligned_fn)f_)(p, n, align));
 }
 
 PUBLIC void
 _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ALIGNED_NOTHROW, p,
+	CXX_DELETE_BODY(CXX_DELETE_ALIGNED_NOTHROW, p, align, nt,
 			((delete_aligned_nothrow_fn)f_)(p, align, nt));
 }
 
 PUBLIC void
 _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
-	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED_NOTHROW, p,
+	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED_NOTHROW, p, align, nt,
 			((delete_aligned_nothrow_fn)f_)(p, align, nt));
 }
 
