@@ -4,7 +4,9 @@ runs this with --build DIR. Python 3 standard library only.
 
 One target, tests/targets/space_bench: a loop of small malloc/free pairs
 (sizes 16 to 256 bytes), about 10 ns a pair bare, the worst case for an
-allocation profiler: nothing but the allocator runs. It runs bare and under
+allocation profiler: nothing but the allocator runs. With --cxx,
+tests/targets/space_bench_cxx instead: the same loop of C++ operator new
+and sized operator delete. It runs bare and under
 each profiler, round after round, the order rotated each round so that
 load from elsewhere on a shared machine hits every configuration alike;
 each run is compared with the bare (glibc) run of its own round, and the
@@ -161,7 +163,7 @@ def clean(tmp):
 
 
 def count_instructions(cfgs, target, pairs, tmp):
-    """Instructions of the space_bench process, per configuration, under
+    """Instructions of the target's process, per configuration, under
     callgrind (children followed: the target is profrun's child)."""
     counts = {}
     for label, prefix, env in cfgs:
@@ -182,7 +184,7 @@ def count_instructions(cfgs, target, pairs, tmp):
             cmd_line = [x for x in text.splitlines()
                         if x.startswith('cmd:')][:1]
             if not cmd_line or os.path.basename(
-                    cmd_line[0].split()[1]) != 'space_bench':
+                    cmd_line[0].split()[1]) != os.path.basename(target):
                 continue  # profrun's launcher
             for line in text.splitlines():
                 if line.startswith('summary:') or line.startswith('totals:'):
@@ -190,7 +192,8 @@ def count_instructions(cfgs, target, pairs, tmp):
         counts[label] = best
         clean(tmp)
     bare = counts['bare']
-    print(f'space_bench {pairs:g}M malloc/free pairs under callgrind; bare: '
+    print(f'{os.path.basename(target)} {pairs:g}M {pair_kind(target)} '
+          f'pairs under callgrind; bare: '
           f'{bare / (pairs * 1e6):.1f} instructions per pair\n')
     print('| configuration | instructions per pair | added per pair | '
           'instructions / bare |')
@@ -201,6 +204,11 @@ def count_instructions(cfgs, target, pairs, tmp):
         n = counts[label]
         print(f'| {label} | {n / (pairs * 1e6):.1f} | '
               f'{(n - bare) / (pairs * 1e6):+.1f} | {n / bare:.3f} |')
+
+
+def pair_kind(target):
+    return ('operator new/delete' if target.endswith('_cxx') else
+            'malloc/free')
 
 
 def main():
@@ -216,13 +224,19 @@ def main():
                     help='the CPU every run is pinned to; auto (the '
                          'default): the fastest right before each run; '
                          '-1: not pinned')
+    ap.add_argument('--cxx', action='store_true',
+                    help='time the C++ loop (operator new and delete) '
+                         'instead of malloc and free')
     ap.add_argument('--instructions', action='store_true',
                     help='count instructions under callgrind instead of '
                          'timing (repeatable; --pairs defaults to 2)')
     args = ap.parse_args()
 
     args.build = os.path.abspath(args.build)
-    target = os.path.join(args.build, 'tests', 'targets', 'space_bench')
+    target = os.path.join(args.build, 'tests', 'targets',
+                          'space_bench_cxx' if args.cxx else 'space_bench')
+    if not os.path.exists(target):
+        sys.exit(f'bench-space: {target} not built (no C++ compiler?)')
     tmp = tempfile.mkdtemp(prefix='bench-space-')
     lib_dir = tempfile.mkdtemp(prefix='bench-space-lib-')
     cfgs = configs(args.build, tmp, build_forward(lib_dir), args)
@@ -251,7 +265,8 @@ def main():
     pinned = ('each pinned to the fastest CPU' if args.cpu == 'auto' else
               'not pinned' if int(args.cpu) < 0 else
               f'pinned to CPU {args.cpu}')
-    print(f'space_bench {args.pairs:g}M malloc/free pairs, {args.rounds} '
+    print(f'{os.path.basename(target)} {args.pairs:g}M {pair_kind(target)} '
+          f'pairs, {args.rounds} '
           f'rounds, {pinned}; bare: fastest {fastest_bare:.3f} s CPU, '
           f'{1e9 * fastest_bare / (args.pairs * 1e6):.1f} ns per pair\n')
     print('| configuration | CPU, fastest / fastest bare | CPU / bare of '
