@@ -39,7 +39,35 @@ struct unwind_arg {
 	 * read in place of the stack itself. */
 	const uint8_t *snap;
 	uint64_t snap_lo, snap_len;
+	/* The memo this walk is remembered in (unwind_stack_memo), or NULL. */
+	struct unwind_memo *memo;
 };
+
+/* Bumped whenever the module table changes: memos made before are void. */
+static _Atomic uint32_t epoch = 1;
+
+/* Remembers that the walk read val under key. async-signal-safe */
+static inline void
+memo_note(struct unwind_arg *a, uint64_t key, uint64_t val)
+{
+	struct unwind_memo *m = a->memo;
+	if (!m || m->nreads > UNWIND_MEMO_READS)
+		return;
+	if (m->nreads == UNWIND_MEMO_READS) {
+		m->nreads++; /* too many: not kept */
+		return;
+	}
+	m->key[m->nreads] = key;
+	m->val[m->nreads++] = val;
+}
+
+/* The walk read something no memo can check again. async-signal-safe */
+static inline void
+memo_spoil(struct unwind_arg *a)
+{
+	if (a->memo)
+		a->memo->nreads = UNWIND_MEMO_READS + 1;
+}
 
 static unw_addr_space_t addr_space;
 static __thread int active __attribute__((tls_model("initial-exec")));
@@ -96,11 +124,18 @@ read_word(struct unwind_arg *a, unw_word_t addr, unw_word_t *val)
 		memcpy(val, a->snap + (addr - a->snap_lo), sizeof(*val));
 		return 0;
 	}
-	if ((t && addr >= t->stack_lo && addr + 8 <= t->stack_hi) ||
-	    modules_readable(addr, 8)) {
+	if (t && addr >= t->stack_lo && addr + 8 <= t->stack_hi) {
+		*val = *(const unw_word_t *)addr;
+		memo_note(a, addr, *val);
+		return 0;
+	}
+	/* A module's memory: its unwind tables, the same until the module
+	 * table changes (which voids every memo). */
+	if (modules_readable(addr, 8)) {
 		*val = *(const unw_word_t *)addr;
 		return 0;
 	}
+	memo_spoil(a);
 	if (a->slow_reads_left-- <= 0)
 		return -UNW_EINVAL;
 	struct iovec local = { val, sizeof(*val) };
@@ -138,10 +173,11 @@ static int
 access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
 	   void *arg)
 {
-	const struct unwind_arg *a = arg;
+	struct unwind_arg *a = arg;
 	if (write || reg < 0 || reg > UNW_X86_64_RIP)
 		return -UNW_EBADREG;
 	*val = (unw_word_t)a->uc->uc_mcontext.gregs[greg_of[reg]];
+	memo_note(a, ((uint64_t)reg << 1) | 1, *val);
 	return 0;
 }
 
@@ -201,8 +237,61 @@ uint32_t
 unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	     uint64_t *pcs, uint32_t max, uint16_t *flags)
 {
-	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS, NULL, 0, 0 };
+	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS, NULL, 0, 0, NULL };
 	return walk(&arg, pcs, max, flags);
+}
+
+/* Whether every value memo m's walk read is still the same for thread t
+ * from context uc. async-signal-safe */
+static int
+memo_holds(const struct unwind_memo *m, const ucontext_t *uc,
+	   const struct thread_slot *t)
+{
+	for (uint32_t i = 0; i < m->nreads; i++) {
+		uint64_t key = m->key[i], now;
+		if (key & 1) {
+			now = (uint64_t)uc->uc_mcontext.gregs[greg_of[key >> 1]];
+		} else {
+			if (key < t->stack_lo || key + 8 > t->stack_hi)
+				return 0;
+			now = *(const uint64_t *)(uintptr_t)key;
+		}
+		if (now != m->val[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* async-signal-safe */
+uint32_t
+unwind_stack_memo(const ucontext_t *uc, const struct thread_slot *t,
+		  struct unwind_memo *memo, uint64_t *pcs, uint32_t max,
+		  uint16_t *flags)
+{
+	uint32_t ep = atomic_load_explicit(&epoch, memory_order_acquire);
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (!t || max > UNWIND_MEMO_DEPTH)
+		return unwind_stack(uc, t, pcs, max, flags);
+	if (memo->epoch == ep && memo->nreads <= UNWIND_MEMO_READS &&
+	    memo->max == max && memo->depth && memo->pcs[0] == pc &&
+	    memo_holds(memo, uc, t)) {
+		memcpy(pcs, memo->pcs, memo->depth * sizeof(*pcs));
+		*flags = memo->flags;
+		return memo->depth;
+	}
+	memo->epoch = 0; /* void while it is rewritten */
+	memo->nreads = 0;
+	struct unwind_arg arg = { uc, t, UNWIND_SLOW_READS, NULL, 0, 0, memo };
+	uint32_t n = walk(&arg, pcs, max, flags);
+	if (memo->nreads <= UNWIND_MEMO_READS) {
+		memcpy(memo->pcs, pcs, n * sizeof(*pcs));
+		memo->depth = n;
+		memo->flags = *flags;
+		memo->max = max;
+		memo->epoch = ep;
+	}
+	return n;
 }
 
 uint32_t
@@ -216,7 +305,8 @@ unwind_blocked(uint64_t pc, uint64_t sp, const uint8_t *stack, uint64_t len,
 	/* No thread slot: the stack is read from the copy, or through the
 	 * kernel beyond it, since the thread may wake, exit and have its
 	 * stack unmapped meanwhile. */
-	struct unwind_arg arg = { &uc, NULL, UNWIND_SLOW_READS, stack, sp, len };
+	struct unwind_arg arg = { &uc, NULL, UNWIND_SLOW_READS, stack, sp, len,
+				  NULL };
 	return walk(&arg, pcs, max, flags);
 }
 
@@ -259,6 +349,8 @@ walk(struct unwind_arg *arg, uint64_t *pcs, uint32_t max, uint16_t *flags)
 void
 unwind_flush_cache(void)
 {
+	uint32_t next = atomic_load(&epoch) + 1;
+	atomic_store_explicit(&epoch, next ? next : 1, memory_order_release);
 	if (addr_space)
 		unw_flush_cache(addr_space, 0, 0);
 }

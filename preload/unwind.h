@@ -30,6 +30,35 @@ uint32_t
 unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
 	     uint64_t *pcs, uint32_t max, uint16_t *flags);
 
+/* What the last walk of a thread from its own context found, and every
+ * input it read that could change: the registers, and the words of the
+ * thread's stack. Another walk that would read the same values would
+ * find the same stack, since the rest of what a walk reads (the modules'
+ * unwind tables) does not change while the modules stay loaded; the memo
+ * is dropped when they change (an epoch bumped by unwind_flush_cache()).
+ * A walk that read anything else (through the kernel) is not kept. */
+#define UNWIND_MEMO_READS 64
+#define UNWIND_MEMO_DEPTH 160
+struct unwind_memo {
+	uint32_t epoch;  /* of the module table it was made under; 0: none */
+	uint32_t nreads; /* > UNWIND_MEMO_READS: not to be reused */
+	uint32_t max, depth;
+	uint16_t flags;
+	/* A stack address, or (reg << 1) | 1 for a register. */
+	uint64_t key[UNWIND_MEMO_READS], val[UNWIND_MEMO_READS];
+	uint64_t pcs[UNWIND_MEMO_DEPTH];
+};
+
+/* unwind_stack() from a context uc captured by thread t itself (a space
+ * sample), reusing memo, the thread's own, when every value the walk it
+ * remembers read is still the same, and remembering this walk otherwise:
+ * a loop that allocates from one call site costs a few comparisons a
+ * sample instead of a walk. async-signal-safe */
+uint32_t
+unwind_stack_memo(const ucontext_t *uc, const struct thread_slot *t,
+		  struct unwind_memo *memo, uint64_t *pcs, uint32_t max,
+		  uint16_t *flags);
+
 /* Walks the stack of another thread of the process, blocked in a system
  * call at pc with stack pointer sp (as /proc/self/task/TID/syscall tells),
  * from stack, a copy of len bytes of it taken from sp up while the thread
@@ -52,7 +81,8 @@ unwind_blocked(uint64_t pc, uint64_t sp, const uint8_t *stack, uint64_t len,
 int
 unwind_active(void);
 
-/* Invalidates cached unwind rules after a module went away. */
+/* Invalidates cached unwind rules, and every thread's memo, after the
+ * module table changed. */
 void
 unwind_flush_cache(void);
 
