@@ -288,16 +288,25 @@ def main():
               f'| {statistics.median(wall):.2f} | {rss:.1f} |')
     fastest = lambda label: min(c for c, _, _ in res[label]) / fastest_bare
     noise = abs(fastest('bare again (noise)') - 1)
-    ratio = fastest('profrun (time 1 kHz + space 512K)')
-    if noise > NOISE_LIMIT:
-        verdict = (f'cannot tell, the two bare configurations differ by '
-                   f'{100 * noise:.1f} %')
-    else:
-        verdict = 'met' if ratio <= GOAL_RATIO else 'NOT met'
-    print(f'\nprofrun at the default interval: {ratio:.3f} x bare CPU '
-          f'(fastest runs; space only {fastest("profrun --no-time (space only)"):.3f}, '
-          f'forwarding alone {fastest("forwarding only (reference)"):.3f}); '
-          f'goal <= {GOAL_RATIO} x: {verdict} in this run.')
+
+    def verdict(ratio):
+        if noise > NOISE_LIMIT:
+            return (f'cannot tell, the two bare configurations differ by '
+                    f'{100 * noise:.1f} %')
+        return 'met' if ratio <= GOAL_RATIO else 'NOT met'
+
+    # The goal is the space profiler's (heaptrack's and jemalloc's are
+    # space profilers too); profrun's default adds CPU-time sampling,
+    # whose cost is the CPU-time benchmark's (scripts/bench).
+    space = fastest('profrun --no-time (space only)')
+    both = fastest('profrun (time 1 kHz + space 512K)')
+    print(f'\nspace sampling at the default interval (--no-time): '
+          f'{space:.3f} x bare CPU (fastest runs; forwarding alone '
+          f'{fastest("forwarding only (reference)"):.3f}); goal <= '
+          f'{GOAL_RATIO} x: {verdict(space)} in this run.')
+    print(f'profrun as by default, CPU time sampled at 1 kHz too: '
+          f'{both:.3f} x bare CPU; <= {GOAL_RATIO} x: {verdict(both)} in '
+          'this run.')
 
 
 if __name__ == '__main__':
