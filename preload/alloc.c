@@ -1482,6 +1482,8 @@ enum cxx_mode { CXX_UNKNOWN, CXX_OWNS, CXX_PASSES };
 static struct {
 	void *fn[CXX_OPS];
 	uint8_t mode[CXX_OPS];
+	_Atomic int state; /* 0 unknown, 1 being looked up, 2 known */
+	uintptr_t base;    /* of the object that defines operator new */
 } cxx;
 
 /* Stand-ins for forms no loaded object defines (a C++ runtime older than
@@ -1547,6 +1549,10 @@ static void *const cxx_missing[CXX_OPS] = {
 	[CXX_DELETE ... CXX_DELETE_ARRAY_ALIGNED_NOTHROW] = cxx_missing_delete,
 };
 
+/* The C library's dlclose: the handles opened here to look symbols up
+ * are closed without our wrapper's work (preload.c). */
+static int (*cxx_dlclose)(void *);
+
 /* dl_iterate_phdr's callback: the first loaded object (but this library)
  * whose scope defines operator new; its handle goes to *data. */
 static int
@@ -1562,7 +1568,7 @@ cxx_find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 		*(void **)data = h;
 		return 1;
 	}
-	dlclose(h);
+	cxx_dlclose(h);
 	return 0;
 }
 
@@ -1571,7 +1577,6 @@ cxx_find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 static void * __attribute__((noinline))
 cxx_resolve(enum cxx_op op)
 {
-	static _Atomic int state; /* 0 unknown, 1 resolving, 2 known */
 	int expect = 0;
 	void *fn[CXX_OPS];
 
@@ -1580,23 +1585,35 @@ cxx_resolve(enum cxx_op op)
 	 * dlopen) that the look-up's dlsym needs. It makes do with the
 	 * stand-ins meanwhile, which allocate through malloc. */
 	if (resolve() != 0 || self.resolving ||
-	    !atomic_compare_exchange_strong(&state, &expect, 1))
+	    !atomic_compare_exchange_strong(&cxx.state, &expect, 1))
 		return cxx_missing[op];
 	self.resolving = 1;
 	alloc_guard_enter();
 	void *h = RTLD_NEXT;
-	if (!dlsym(RTLD_NEXT, cxx_names[CXX_NEW])) {
+	cxx_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!cxx_dlclose)
+		h = NULL; /* cannot happen: the C library has it */
+	else if (!dlsym(RTLD_NEXT, cxx_names[CXX_NEW])) {
 		void *found = NULL;
 		dl_iterate_phdr(cxx_find_runtime, &found);
 		h = found;
 	}
-	/* (A handle of our own stays open: the runtime is in use anyway.) */
 	for (int i = 0; i < CXX_OPS; i++) {
 		fn[i] = h ? dlsym(h, cxx_names[i]) : NULL;
 		if (!fn[i])
 			fn[i] = cxx_missing[i];
 		__atomic_store_n(&cxx.fn[i], fn[i], __ATOMIC_RELEASE);
 	}
+	/* The handle is not kept: the library must unload when the program
+	 * closes it, as without the profiler. If the C++ runtime goes with
+	 * it, alloc_dlclosed() forgets the forms. */
+	if (h && h != RTLD_NEXT)
+		cxx_dlclose(h);
+	Dl_info info;
+	cxx.base = fn[CXX_NEW] != cxx_missing[CXX_NEW] &&
+			   dladdr(fn[CXX_NEW], &info) ?
+			   (uintptr_t)info.dli_fbase :
+			   0;
 	/* A stand-in calls malloc or free: it passes. */
 	for (int i = 0; i < CXX_OPS; i++)
 		if (fn[i] == cxx_missing[i])
@@ -1604,8 +1621,31 @@ cxx_resolve(enum cxx_op op)
 					 __ATOMIC_RELEASE);
 	alloc_guard_leave();
 	self.resolving = 0;
-	atomic_store(&state, 2);
+	atomic_store(&cxx.state, 2);
 	return fn[op];
+}
+
+void
+alloc_dlclosed(void)
+{
+	Dl_info info;
+	if (atomic_load(&cxx.state) != 2 || !cxx.base)
+		return;
+	alloc_guard_enter();
+	int gone = !dladdr(cxx.fn[CXX_NEW], &info) ||
+		   (uintptr_t)info.dli_fbase != cxx.base;
+	alloc_guard_leave();
+	if (!gone)
+		return;
+	/* The modes first: a thread that finds one unknown looks the forms
+	 * up again (once the state is 0). No C++ code that could call them
+	 * is left anyway: the runtime went with the last of it. */
+	for (int i = 0; i < CXX_OPS; i++)
+		__atomic_store_n(&cxx.mode[i], CXX_UNKNOWN, __ATOMIC_RELEASE);
+	for (int i = 0; i < CXX_OPS; i++)
+		__atomic_store_n(&cxx.fn[i], NULL, __ATOMIC_RELEASE);
+	cxx.base = 0;
+	atomic_store(&cxx.state, 0);
 }
 
 /* Form op's real function. */

@@ -56,6 +56,12 @@ alloc_thread_attach(struct thread_slot *t);
 void
 alloc_thread_detach(struct thread_slot *t);
 
+/* The program closed a library (dlclose returned): if the C++ runtime
+ * whose operator new and delete the wrappers call went with it, they are
+ * looked up again at the next call. */
+void
+alloc_dlclosed(void);
+
 /* The image ends (exit, exec): the call counts of every live thread go
  * to the spool through the writer's control ring. */
 void

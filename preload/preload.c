@@ -384,12 +384,14 @@ __attribute__((visibility("default"))) int
 dlclose(void *handle)
 {
 	REAL(dlclose, dlclose_fn);
-	if (!profiling_here())
-		return fn_dlclose(handle);
-	modules_unload_begin();
+	int profiling = profiling_here();
+	if (profiling)
+		modules_unload_begin();
 	int rc = fn_dlclose(handle);
 	int saved_errno = errno;
-	modules_unload_end();
+	if (profiling)
+		modules_unload_end();
+	alloc_dlclosed();
 	errno = saved_errno;
 	return rc;
 }
