@@ -16,6 +16,9 @@ operator new:
   library with RTLD_LOCAL, as Python loads extensions: the C++ runtime
   is outside the global scope, where dlsym(RTLD_NEXT) cannot find it (a
   stand-in that cannot throw would end the program at the bad_alloc).
+  Then it closes the library, which must unload (the profiler keeps no
+  hold on it), and loads it again: new, delete and the failures must
+  still work.
 
 Each way, at --space-interval=16K:
 - the sites' shares within 3 points and the total within 5 % of the
@@ -70,6 +73,13 @@ def test():
     if t.get('bad_alloc') != 1 or t.get('nothrow_null') != 1:
         raise prof.Fail(f'{mode}: the failing new did not fail as C++ '
                         f'says:\n{p.stdout}')
+    if mode == 'rtld-local':
+        if t.get('library_unloaded') != 1:
+            raise prof.Fail('the library stayed loaded after dlclose: the '
+                            f'profiler holds it\n{p.stdout}')
+        if t.get('reloaded_ok') != 1:
+            raise prof.Fail('C++ failed in the library loaded again\n'
+                            f'{p.stdout}')
     truth = {SITES[k]: t[k] for k in SITES}
 
     r = space.report(p.spool)

@@ -17,7 +17,8 @@
  * Built as a program, and as a library (SPACE_CXX_LIBRARY) whose
  * space_cxx_run() a C program loads with RTLD_LOCAL (space_cxx_host.c),
  * as Python loads its extensions: the C++ runtime is then in no scope the
- * profiler's dlsym(RTLD_NEXT) sees.
+ * profiler's dlsym(RTLD_NEXT) sees. space_cxx_check() is for the host
+ * to call once it closed the library and loaded it again.
  *
  * usage: space_cxx [SCALE] (default 1: 512 MiB through the three sites)
  */
@@ -190,6 +191,18 @@ space_cxx_run(int argc, char **argv)
 	if (je >= 0)
 		std::printf("je_allocated=%lld\n", je);
 	return bad_alloc && nothrow_null ? 0 : 1;
+}
+
+/* After the library was closed and loaded again (space_cxx_host.c): new
+ * and delete still work, and the failures still fail as C++ says. */
+extern "C" int
+space_cxx_check(void)
+{
+	Small *s = new Small;
+	s->bytes[0] = 1;
+	sink = s;
+	delete s;
+	return fail_throwing() && fail_nothrow();
 }
 
 #ifndef SPACE_CXX_LIBRARY
