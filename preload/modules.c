@@ -124,12 +124,10 @@ name_module(const struct dl_phdr_info *info, struct found *f)
 	f->path[n] = '\0';
 }
 
-/* Decodes the header of .eh_frame_hdr: the table is usable only in the
- * encoding libunwind's binary search expects (datarel, sdata4 pairs). */
-static void
-parse_eh_hdr(struct module_view *v)
+/* async-signal-safe */
+void
+modules_parse_eh_hdr(const uint8_t *h, struct module_view *v)
 {
-	const uint8_t *h = (const uint8_t *)v->eh_hdr;
 	v->eh_table = v->eh_count = 0;
 	if (!h || h[0] != 1 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
 		return;
@@ -204,7 +202,7 @@ collect_cb(struct dl_phdr_info *info, size_t size, void *data)
 	 * (another thread's dlclose), so everything is read here. */
 	read_build_id(info, f);
 	find_text(f);
-	parse_eh_hdr(&f->v);
+	modules_parse_eh_hdr((const uint8_t *)f->v.eh_hdr, &f->v);
 	seen_adds = info->dlpi_adds;
 	seen_subs = info->dlpi_subs;
 	nfound++;

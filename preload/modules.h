@@ -56,6 +56,14 @@ modules_poll(void);
 int
 modules_lookup_text(uint64_t pc, struct module_view *out);
 
+/* Decodes h, a copy of the first MODULES_EH_HDR_LEN bytes of the
+ * .eh_frame_hdr at v->eh_hdr, into v->eh_table and v->eh_count (0 when the
+ * table is not in the encoding libunwind's binary search expects:
+ * datarel, sdata4 pairs). async-signal-safe */
+#define MODULES_EH_HDR_LEN 16
+void
+modules_parse_eh_hdr(const uint8_t *h, struct module_view *v);
+
 /* Whether [addr, addr+len) lies in a loaded module's segments and no unload
  * is in progress, so that it may be read directly. async-signal-safe */
 int

@@ -12,7 +12,9 @@
 #include "modules.h"
 #include "spool.h"
 #include "threads.h"
+#include "writer.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <string.h>
@@ -79,13 +81,44 @@ unwind_active(void)
 	return active;
 }
 
+/* The module holding ip when the table does not have it yet: a library
+ * loaded since the writer's last look at the modules (which it is asked
+ * to take now). The C library's _dl_find_object finds it without a lock;
+ * its unwind table's header is read through the kernel (another thread
+ * could be unloading it), as is everything libunwind then reads of it
+ * (read_word: it is in no module the table knows). async-signal-safe */
+static int
+find_unlisted(uint64_t ip, struct module_view *m)
+{
+	struct dl_find_object fo;
+	uint8_t hdr[MODULES_EH_HDR_LEN];
+
+	writer_nudge();
+	if (_dl_find_object((void *)(uintptr_t)ip, &fo) != 0 ||
+	    !fo.dlfo_eh_frame)
+		return -1;
+	struct iovec local = { hdr, sizeof(hdr) };
+	struct iovec remote = { fo.dlfo_eh_frame, sizeof(hdr) };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) !=
+	    (ssize_t)sizeof(hdr))
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->text_lo = (uint64_t)(uintptr_t)fo.dlfo_map_start;
+	m->text_hi = (uint64_t)(uintptr_t)fo.dlfo_map_end;
+	m->eh_hdr = (uint64_t)(uintptr_t)fo.dlfo_eh_frame;
+	modules_parse_eh_hdr(hdr, m);
+	return 0;
+}
+
 /* async-signal-safe */
 static int
 find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 	       int need_unwind_info, void *arg)
 {
 	struct module_view m;
-	if (modules_lookup_text(ip, &m) < 0 || !m.eh_table)
+	if (modules_lookup_text(ip, &m) < 0 && find_unlisted(ip, &m) < 0)
+		return -UNW_ENOINFO;
+	if (!m.eh_table)
 		return -UNW_ENOINFO;
 	unw_dyn_info_t di;
 	memset(&di, 0, sizeof(di));

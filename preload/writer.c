@@ -18,12 +18,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,9 +90,19 @@ static int thread_running;
 static int finished;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-static int stop;
+/* The writer sleeps on this word (a futex) between cycles; a change of
+ * it wakes it early: to stop, or to look at the modules now. */
+static _Atomic uint32_t wake_word;
+static _Atomic int stop;
+/* Early looks at the modules (writer_nudge): when the last was asked
+ * for, and how soon the next may be. A library being loaded is not
+ * listed until its constructors have run, so a look asked for from one
+ * of them finds nothing, and the next must come soon after; a PC in no
+ * module at all (generated code) asks on every walk, but a look that
+ * finds the loader's counters unchanged costs one dl_iterate_phdr
+ * callback (modules_poll). */
+#define NUDGE_MIN_NS 1000000ull
+static _Atomic uint64_t nudged_ns;
 static struct ring *control;
 
 static void
@@ -386,46 +398,56 @@ writer_control(const void *rec, size_t len)
 	pthread_mutex_unlock(&control_lock);
 }
 
+/* async-signal-safe */
+static void
+wake_writer(void)
+{
+	atomic_fetch_add(&wake_word, 1);
+	syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* async-signal-safe */
+void
+writer_nudge(void)
+{
+	uint64_t now = prof_now_ns();
+	uint64_t last = atomic_load_explicit(&nudged_ns, memory_order_relaxed);
+	if (!thread_running || now - last < NUDGE_MIN_NS ||
+	    !atomic_compare_exchange_strong(&nudged_ns, &last, now))
+		return;
+	wake_writer();
+}
+
 static void *
 writer_main(void *arg)
 {
-	unsigned cycles = 0;
+	uint64_t last_repair = prof_now_ns();
 	(void)arg;
-	pthread_mutex_lock(&wake_lock);
-	while (!stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += WRITER_PERIOD_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&wake, &wake_lock, &ts);
-		if (stop)
+	while (!atomic_load(&stop)) {
+		uint32_t seen = atomic_load(&wake_word);
+		struct timespec period = { 0, WRITER_PERIOD_MS * 1000000L };
+		if (!atomic_load(&stop))
+			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen,
+				&period, NULL, 0);
+		if (atomic_load(&stop))
 			break;
-		pthread_mutex_unlock(&wake_lock);
-		control_tick(prof_now_ns());
+		uint64_t now = prof_now_ns();
+		control_tick(now);
 		threads_reap_adopted();
-		/* One ioctl per thread: every fifth cycle (100 ms) is enough. */
-		if (++cycles % 5 == 0)
-			threads_repair_timers(prof_now_ns());
+		/* One ioctl per thread: every 100 ms is enough. */
+		if (now - last_repair >= 5 * WRITER_PERIOD_MS * 1000000ull) {
+			threads_repair_timers(now);
+			last_repair = now;
+		}
 		modules_poll();
 		drain_all();
-		pthread_mutex_lock(&wake_lock);
 	}
-	pthread_mutex_unlock(&wake_lock);
 	return NULL;
 }
 
 int
 writer_start(void)
 {
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &ca);
-	pthread_condattr_destroy(&ca);
-
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -468,10 +490,8 @@ stop_thread(void)
 {
 	if (!thread_running)
 		return;
-	pthread_mutex_lock(&wake_lock);
-	stop = 1;
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&wake_lock);
+	atomic_store(&stop, 1);
+	wake_writer();
 	pthread_join(thread, NULL);
 	thread_running = 0;
 	stop = 0;
@@ -549,7 +569,6 @@ writer_postfork_child(void)
 {
 	pthread_mutex_init(&drain_lock, NULL);
 	pthread_mutex_init(&control_lock, NULL);
-	pthread_mutex_init(&wake_lock, NULL);
 	/* The parent's spool and writer thread are the parent's. */
 	close_spool();
 	thread_running = 0;

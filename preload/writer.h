@@ -36,6 +36,12 @@ writer_flush(void);
 int
 writer_try_flush(void);
 
+/* Asks the writer thread to look at the loaded modules now rather than
+ * at its next cycle: a stack walk found a PC in no module it knows (a
+ * library loaded since). At most once a millisecond. async-signal-safe */
+void
+writer_nudge(void);
+
 /* Path of this image's spool (valid after writer_open). */
 const char *
 writer_path(void);
