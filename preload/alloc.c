@@ -106,9 +106,6 @@ struct alloc_tls {
 };
 
 static __thread struct alloc_tls self __attribute__((tls_model("initial-exec")));
-/* The thread's last sampled stack (unwind.h): allocations from one call
- * site in a loop reuse it. */
-static __thread struct unwind_memo memo __attribute__((tls_model("initial-exec")));
 
 /* Mean sampling interval; 0 while off. settled: it will not change. */
 static _Atomic uint64_t space_interval;
@@ -809,7 +806,7 @@ own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
 
 	if (max > SPOOL_MAX_DEPTH + OWN_FRAMES_MAX)
 		max = SPOOL_MAX_DEPTH + OWN_FRAMES_MAX;
-	uint32_t depth = unwind_stack_memo(uc, t, &memo, raw, max, &f);
+	uint32_t depth = unwind_stack_memo(uc, t, &t->memo, raw, max, &f);
 	uint32_t skip = own_frames(raw, depth);
 	depth -= skip;
 	if (depth > prof_state.cfg.max_depth) {

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "ring.h"
+#include "unwind.h"
 
 #define THREADS_MAX 4096
 #define THREADS_RING_SIZE (256 * 1024)
@@ -57,6 +58,11 @@ struct thread_slot {
 	uint64_t *_Atomic alloc_calls;
 	uint64_t alloc_emitted[THREADS_CALL_COUNTERS];
 	_Atomic int alloc_emitting;
+	/* alloc.c: the thread's last space sample's stack walk (unwind.h).
+	 * Here rather than in TLS, where 2 KiB would leave a library that
+	 * links libprofrun.so no room to be dlopen'ed (static TLS); the pages
+	 * of slots no thread samples in are never touched. */
+	struct unwind_memo memo;
 };
 
 /* The calling thread's slot, or NULL. async-signal-safe */
