@@ -68,12 +68,17 @@ start(void)
 			prof_state.cfg.spool_path, strerror(-rc));
 		return rc;
 	}
-	if ((rc = unwind_init()) < 0 || (rc = modules_init()) < 0) {
+	/* The modules first: unwind_init's warm-up walk then finds them in
+	 * the table (else each of its reads is a system call). */
+	if ((rc = modules_init()) == 0) {
+		modules_sync();
+		rc = unwind_init();
+	}
+	if (rc < 0) {
 		log_msg("cannot set up the unwinder (%s); profiling disabled",
 			strerror(-rc));
 		return rc;
 	}
-	modules_sync();
 	if ((rc = control_init()) < 0 || (rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
 	    (rc = timer_process_start()) < 0 || (rc = writer_start()) < 0 ||
 	    (rc = offcpu_start()) < 0) {
