@@ -165,8 +165,9 @@ static const char usage_text[] =
 	"graph: by\n"
 	"                         total time) and outline paths below PCT "
 	"percent\n"
-	"                         of the samples (default 1.0; not "
-	"--style=racket)\n"
+	"                         of the samples (default 1.0; --flat, "
+	"--graph and\n"
+	"                         --outline only, not --style=racket)\n"
 	"      --fractional-threshold PCT\n"
 	"                         graph: leave out parents and children "
 	"below PCT\n"
@@ -469,6 +470,12 @@ check_applies(const struct options *o)
 		usage_error("--threshold does not apply to --graph "
 			    "--style=racket, whose thresholds are --hide-self "
 			    "and --hide-subs");
+	/* The other outputs list everything: a threshold would be ignored. */
+	if ((o->given & GIVEN_THRESHOLD) && !graph &&
+	    o->report != REPORT_FLAT && o->report != REPORT_OUTLINE)
+		usage_error("--threshold applies to --flat, --graph and "
+			    "--outline only (the other outputs list every "
+			    "function)");
 	if ((o->given & GIVEN_FRACTION) && !(graph && !o->racket))
 		usage_error("--fractional-threshold applies to --graph "
 			    "(allegro style) only");

@@ -207,7 +207,7 @@ def own_frames_hidden(spool):
         raise prof.Fail('--space --outline --show-all: main does not call '
                         f'the wrapper pthread_create: {main_at} {under}')
 
-    own = own_functions(spool, *view, '--threshold', '0')
+    own = own_functions(spool, *view)
     if own:
         raise prof.Fail(f'--space: functions of libprofrun.so shown by '
                         f'default: {sorted(own)}')
