@@ -30,8 +30,9 @@ put_u16(uint8_t *p, uint16_t v)
 }
 
 /* Spelled out byte by byte, not as loops: the compiler merges straight
- * stores into one (a loop stays eight stores and eight shifts, which was
- * a third of what recording an allocation sample cost). */
+ * stores into one, where a loop stays a shift and a store per byte (590
+ * instructions to encode an allocation record of six frames, against 68;
+ * callgrind). */
 static void
 put_u32(uint8_t *p, uint32_t v)
 {

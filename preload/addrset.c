@@ -14,26 +14,16 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Counts a member in the filter byte of addr, which stays at
- * ADDRSET_STICKY once there. async-signal-safe */
+/* Counts a member in (up) or out of the filter byte of addr, which
+ * stays at ADDRSET_STICKY once there. async-signal-safe */
 static void
-filter_up(struct addrset *s, uint64_t addr)
+filter_count(struct addrset *s, uint64_t addr, int up)
 {
 	_Atomic uint8_t *f = &s->filter[addrset_filter_index(addr)];
 	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
-	while (v != ADDRSET_STICKY &&
-	       !atomic_compare_exchange_weak(f, &v, (uint8_t)(v + 1)))
-		;
-}
-
-/* async-signal-safe */
-static void
-filter_down(struct addrset *s, uint64_t addr)
-{
-	_Atomic uint8_t *f = &s->filter[addrset_filter_index(addr)];
-	uint8_t v = atomic_load_explicit(f, memory_order_relaxed);
-	while (v != ADDRSET_STICKY && v != 0 &&
-	       !atomic_compare_exchange_weak(f, &v, (uint8_t)(v - 1)))
+	while (v != ADDRSET_STICKY && (up || v != 0) &&
+	       !atomic_compare_exchange_weak(f, &v,
+					     (uint8_t)(up ? v + 1 : v - 1)))
 		;
 }
 
@@ -48,7 +38,7 @@ addrset_insert(struct addrset *s, uint64_t addr)
 		    !atomic_compare_exchange_strong(&s->slot[b][w], &expect,
 						    addr))
 			continue;
-		filter_up(s, addr);
+		filter_count(s, addr, 1);
 		return 0;
 	}
 	return -ENOSPC;
@@ -66,7 +56,7 @@ addrset_remove(struct addrset *s, uint64_t addr)
 		    addr)
 			continue;
 		atomic_store(&s->slot[b][w], 0);
-		filter_down(s, addr);
+		filter_count(s, addr, 0);
 		return 1;
 	}
 	return 0;
@@ -76,14 +66,14 @@ addrset_remove(struct addrset *s, uint64_t addr)
 void
 addrset_pin(struct addrset *s, uint64_t addr)
 {
-	filter_up(s, addr);
+	filter_count(s, addr, 1);
 }
 
 /* async-signal-safe */
 void
 addrset_unpin(struct addrset *s, uint64_t addr)
 {
-	filter_down(s, addr);
+	filter_count(s, addr, 0);
 }
 
 uint32_t
@@ -121,7 +111,7 @@ addrset_clear_members(struct addrset *s)
 			uint64_t a = atomic_load_explicit(&s->slot[b][w],
 							  memory_order_relaxed);
 			if (a)
-				filter_down(s, a);
+				filter_count(s, a, 0);
 		}
 	zero(s->slot, sizeof(s->slot));
 }

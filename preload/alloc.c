@@ -1160,11 +1160,7 @@ realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
 	int was_sampled = c->p && addrset_remove(&sampled, old);
 	if (was_sampled)
 		freed_at = prof_now_ns();
-	int sample = 0;
-	if (c->n > a->room)
-		sample = expired(a, c->n);
-	else
-		a->room -= c->n;
+	int sample = reaches(a, c->n) && expired(a, c->n);
 	void *q = c->call(c);
 	/* NULL with n > 0: failed, p untouched. realloc(p, 0) returning
 	 * NULL has freed p. */
@@ -1325,12 +1321,8 @@ xallocx_slow(void *p, size_t n, size_t extra, int flags)
 	uint64_t addr = (uint64_t)(uintptr_t)p;
 	if (addrset_remove(&sampled, addr))
 		record_free(addr, prof_now_ns());
-	if (n > a->room) {
-		if (expired(a, n))
-			SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_XALLOCX);
-	} else {
-		a->room -= n;
-	}
+	if (reaches(a, n) && expired(a, n))
+		SAMPLE_ALLOC(p, n, SPOOL_ALLOC_FN_XALLOCX);
 	return r;
 }
 
@@ -1569,8 +1561,8 @@ cxx_find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Looks the real forms up (once; other threads wait meanwhile) and
- * returns form op's. */
+/* Looks the real forms up (once) and returns form op's, or its stand-in
+ * while the look-up is under way. */
 static void * __attribute__((noinline))
 cxx_resolve(enum cxx_op op)
 {

@@ -307,7 +307,7 @@ unwind_stack_memo(const ucontext_t *uc, const struct thread_slot *t,
 	if (!t || max > UNWIND_MEMO_DEPTH)
 		return unwind_stack(uc, t, pcs, max, flags);
 	if (memo->epoch == ep && memo->nreads <= UNWIND_MEMO_READS &&
-	    memo->max == max && memo->depth && memo->pcs[0] == pc &&
+	    memo->max == max && memo->pcs[0] == pc &&
 	    memo_holds(memo, uc, t)) {
 		memcpy(pcs, memo->pcs, memo->depth * sizeof(*pcs));
 		*flags = memo->flags;

@@ -426,6 +426,9 @@ writer_main(void *arg)
 	while (!atomic_load(&stop)) {
 		uint32_t seen = atomic_load(&wake_word);
 		struct timespec period = { 0, WRITER_PERIOD_MS * 1000000L };
+		/* stop again, after seen: stop_thread sets it before it
+		 * bumps the word, so a bump this wait would miss is seen
+		 * here. */
 		if (!atomic_load(&stop))
 			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen,
 				&period, NULL, 0);
