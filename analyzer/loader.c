@@ -120,8 +120,9 @@ thread_wanted(struct load *l, const struct loader_opts *o, uint32_t tid)
 {
 	if (!o->nthreads)
 		return true;
-	const struct profile_thread *t =
-		&l->prof->threads[profile_thread(l->prof, tid)];
+	/* The index first: profile_thread may move the array. */
+	uint32_t idx = profile_thread(l->prof, tid);
+	const struct profile_thread *t = &l->prof->threads[idx];
 	for (size_t i = 0; i < o->nthreads; i++) {
 		char *end;
 		unsigned long v = strtoul(o->threads[i], &end, 10);
@@ -353,7 +354,9 @@ choose_kind(struct load *l, const struct pass1 *p1,
 							    : LOADER_KIND_TIME;
 	for (size_t i = 0; i < l->space.nthreads; i++) {
 		const struct space_thread_calls *tc = &l->space.threads[i];
-		struct profile_thread *t = &p->threads[profile_thread(p, tc->tid)];
+		/* The index first: profile_thread may move the array. */
+		uint32_t idx = profile_thread(p, tc->tid);
+		struct profile_thread *t = &p->threads[idx];
 		t->has_calls = true;
 		memcpy(t->calls, tc->calls, sizeof(t->calls));
 		for (int id = 0; id < SPOOL_ALLOC_FN_MAX_; id++)
