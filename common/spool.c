@@ -125,7 +125,7 @@ rec_end(struct spool_buf *b, struct writer *w)
 }
 
 void
-spool_put_file_header(struct spool_buf *b)
+spool_put_file_header(struct spool_buf *b, uint32_t chunk)
 {
 	if (b->cap - b->len < SPOOL_FILE_HEADER_LEN) {
 		b->err = -ENOSPC;
@@ -136,7 +136,7 @@ spool_put_file_header(struct spool_buf *b)
 	w.pos = SPOOL_MAGIC_LEN;
 	w_u16(&w, SPOOL_VERSION);
 	w_u16(&w, 0); /* minor */
-	w_u32(&w, 0); /* flags, reserved */
+	w_u32(&w, chunk);
 	b->len += w.pos;
 }
 
@@ -374,13 +374,48 @@ spool_cursor_init(struct spool_cursor *c, const void *data, size_t size)
 		return -EBADMSG;
 	if (c->version > SPOOL_VERSION)
 		return -ENOTSUP;
+	/* Version 1 had a reserved field where version 2 has the chunk
+	 * size; a chunk must hold the header and be whole pages. */
+	c->chunk = c->version >= 2 ? get_u32(d + SPOOL_MAGIC_LEN + 4) : 0;
+	if (c->chunk && (c->chunk < SPOOL_CHUNK_MIN || c->chunk % SPOOL_CHUNK_MIN))
+		return -EBADMSG;
 	c->pos = SPOOL_FILE_HEADER_LEN;
+	return 0;
+}
+
+/* In a chunked spool: moves the cursor past unused rest-of-chunk space
+ * (a zero type, or less room than a record header). Returns 0. */
+static int
+skip_unused(struct spool_cursor *c)
+{
+	while (c->pos < c->size) {
+		size_t room = c->chunk - c->pos % c->chunk;
+		size_t left = c->size - c->pos;
+		/* Less room than a record header: unused, whatever it holds
+		 * (a writer never puts anything there). */
+		if (room >= SPOOL_REC_HEADER_LEN && left >= 4 &&
+		    get_u32(c->data + c->pos) != 0)
+			return 0;
+		if (left < 4) {
+			/* The file ends inside a type field: zeros are unused
+			 * space, anything else a record cut short. */
+			for (size_t i = 0; i < left; i++)
+				if (c->data[c->pos + i])
+					return 0;
+		}
+		c->pos += room < left ? room : left;
+	}
 	return 0;
 }
 
 int
 spool_next(struct spool_cursor *c, struct spool_rec *rec)
 {
+	if (c->chunk) {
+		int st = skip_unused(c);
+		if (st)
+			return st;
+	}
 	size_t left = c->size - c->pos;
 	if (left == 0)
 		return SPOOL_END;
@@ -389,6 +424,9 @@ spool_next(struct spool_cursor *c, struct spool_rec *rec)
 	const uint8_t *h = c->data + c->pos;
 	uint32_t len = get_u32(h + 4);
 	if (len > SPOOL_REC_MAX_LEN)
+		return SPOOL_CORRUPT;
+	if (c->chunk && SPOOL_REC_HEADER_LEN + (size_t)len >
+				c->chunk - c->pos % c->chunk)
 		return SPOOL_CORRUPT;
 	if (left - SPOOL_REC_HEADER_LEN < len)
 		return SPOOL_TRUNCATED;

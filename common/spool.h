@@ -7,13 +7,19 @@
  *
  *   u32 type, u32 length, length bytes of payload
  *
+ * From version 2 the header may give a chunk size: the file is then laid
+ * out in chunks of that many bytes (the first holds the header), no record
+ * crosses a chunk's end, and a type of 0 where a record would start means
+ * the rest of that chunk is unused. Each thread of the profiled program
+ * fills chunks of its own, mapped into its memory.
+ *
  * All integers are little-endian. A string is u32 length + bytes (no NUL).
  * Readers skip record types they do not know, so new record types can be
  * added without a version bump; a file cut at any byte reads up to its last
  * whole record.
  *
  * The encoder writes into caller-provided fixed buffers and never allocates:
- * it runs in the preload library's writer thread. The decoder works on a
+ * it runs in the preload library's signal handler and malloc wrappers. The decoder works on a
  * memory image of the file and never allocates either; decoded strings and
  * PC arrays point into that image.
  */
@@ -25,7 +31,7 @@
 
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -269,9 +275,11 @@ struct spool_buf {
 void
 spool_buf_init(struct spool_buf *b, void *data, size_t cap);
 
-/* Appends the 16-byte file header. */
+/* Appends the 16-byte file header; chunk is the chunk size (a multiple
+ * of 4096 and at least SPOOL_CHUNK_MIN), or 0 for contiguous records. */
+#define SPOOL_CHUNK_MIN 4096u
 void
-spool_put_file_header(struct spool_buf *b);
+spool_put_file_header(struct spool_buf *b, uint32_t chunk);
 
 /* Each appends one whole record, or nothing and sets b->err when it does
  * not fit in the space left. Return 0 or -ENOSPC (-EINVAL for a module
@@ -330,6 +338,7 @@ struct spool_cursor {
 	size_t size;
 	size_t pos;
 	uint16_t version;
+	uint32_t chunk; /* chunk size, 0 when records are contiguous */
 };
 
 enum spool_status {

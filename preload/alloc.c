@@ -21,9 +21,9 @@
  * The slow paths take three locks, none of them one our signal handler
  * could be waiting for on the same thread: libunwind's cache lock (the
  * thread is marked busy meanwhile, so the sampling handler takes no sample
- * on it), the drain lock when a full ring must be emptied (only tried,
- * never waited for), and the writer's control-ring mutex for a FREE from a
- * thread without a ring of its own. A target signal handler that
+ * on it), and the shared stream's lock (only tried, never waited for) for
+ * a FREE from a thread without a stream of its own. A target signal
+ * handler that
  * allocates while the slow path runs finds the guard set and passes
  * straight through.
  *
@@ -43,11 +43,10 @@
 #include "control.h"
 #include "countdown.h"
 #include "modules.h"
-#include "ring.h"
+#include "appender.h"
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
-#include "writer.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -70,8 +69,6 @@
 #define NEVER (UINT64_C(1) << 63)
 /* Frames of our own on top of a sampled stack, at most. */
 #define OWN_FRAMES_MAX 8
-/* Attempts at a full ring before a record is dropped (push_own). */
-#define PUSH_TRIES 10000
 /* The library's own arena (see "the library's own arena" below): its
  * size, its smallest class (32 bytes), its number of classes (32 B to
  * 64 KiB), the header before each block and the largest alignment. */
@@ -818,24 +815,16 @@ own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
 	return depth;
 }
 
-/* Appends a record to the calling thread's ring (t->busy set). A full
- * ring (space samples at a small interval come faster than the writer's
- * cycle) is drained by this thread itself, or by the writer already at
- * it, rather than lose the record. Returns 0 or -ENOSPC (counted).
- * async-signal-safe but for the drain (write(2) under a trylock). */
+/* Appends a record to the calling thread's stream (t->busy set).
+ * Returns 0 or a negative error (the drop is counted).
+ * async-signal-safe */
 static int
 push_own(struct thread_slot *t, const void *rec, size_t len)
 {
-	for (int tries = 0; tries < PUSH_TRIES; tries++) {
-		if (ring_push(t->ring, rec, len) == 0)
-			return 0;
-		if (writer_try_flush() == -EBADF)
-			break;
-		if (tries)
-			sched_yield();
-	}
-	prof_drop(SPOOL_DROP_RING_FULL);
-	return -ENOSPC;
+	int rc = appender_append(&t->stream, rec, len);
+	if (rc == -ENOSPC)
+		prof_drop(SPOOL_DROP_WRITE);
+	return rc;
 }
 
 /* Records the sampled allocation of n bytes at p, made by fn. The
@@ -857,6 +846,9 @@ record_alloc(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 		return;
 	int saved_errno = errno;
 	alloc_guard_enter();
+	/* A library loaded since the table's last sync joins it before the
+	 * walk (here, outside any handler, the loader's lock may be taken). */
+	modules_poll();
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	struct spool_alloc a = {
@@ -894,7 +886,7 @@ record_alloc(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 	} while (0)
 
 /* Records that the sampled block at addr was released at time_ns.
- * async-signal-safe but for writer_control (threads without a ring). */
+ * async-signal-safe but for threads_emit (threads without a slot). */
 static void __attribute__((noinline))
 record_free(uint64_t addr, uint64_t time_ns)
 {
@@ -905,7 +897,7 @@ record_free(uint64_t addr, uint64_t time_ns)
 		return;
 	if (self.guard) {
 		/* A signal handler of the target freed it while this thread
-		 * was recording: its ring is ours to finish first. */
+		 * was recording: its stream is ours to finish first. */
 		prof_drop(SPOOL_DROP_REENTRANT);
 		return;
 	}
@@ -926,7 +918,7 @@ record_free(uint64_t addr, uint64_t time_ns)
 		atomic_signal_fence(memory_order_seq_cst);
 		t->busy = 0;
 	} else {
-		writer_control(buf, b.len);
+		threads_emit(buf, b.len);
 	}
 	errno = saved_errno;
 }
@@ -2060,7 +2052,7 @@ alloc_finish(void)
 		lock_emitting(t);
 		size_t len = encode_calls(t, buf, sizeof(buf));
 		if (len)
-			writer_control(buf, len);
+			threads_emit(buf, len);
 		atomic_store(&t->alloc_emitting, 0);
 	}
 	alloc_guard_leave();

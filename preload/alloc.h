@@ -13,8 +13,8 @@
  * The fast path of an allocation is a count, a subtraction and a branch;
  * of a free, a count and one byte load (addrset.h). Nothing here locks,
  * and nothing of the library's own comes from the target's heap: the
- * records go into the thread's ring (or, for a thread without one, the
- * writer's control ring), the address set and the bootstrap buffer are
+ * records go into the thread's spool stream (or, for a thread without
+ * one, the shared stream), the address set and the bootstrap buffer are
  * static memory.
  *
  * dlsym, which finds the real functions, may allocate: allocations made
@@ -52,7 +52,7 @@ void
 alloc_thread_attach(struct thread_slot *t);
 
 /* The calling thread, owner of slot t, is leaving: its call counts go
- * into its ring, and the slot forgets its counters. */
+ * into its stream, and the slot forgets its counters. */
 void
 alloc_thread_detach(struct thread_slot *t);
 
@@ -63,7 +63,7 @@ void
 alloc_dlclosed(void);
 
 /* The image ends (exit, exec): the call counts of every live thread go
- * to the spool through the writer's control ring. */
+ * to the spool through the calling thread's stream. */
 void
 alloc_finish(void);
 

@@ -8,7 +8,6 @@
 
 #include "profrun.h"
 #include "state.h"
-#include "writer.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -17,9 +16,21 @@
 
 static _Atomic int pause_depth;   /* profrun_stop() minus profrun_start() */
 static _Atomic int toggled_off;   /* by the toggle signal */
-static _Atomic int timed_off;     /* before the delay, after the duration */
 static _Atomic int limit_reached; /* max samples taken */
 static _Atomic uint64_t taken;
+
+/* Whether now lies before the delay or after the duration.
+ * async-signal-safe */
+static int
+timed_off(void)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	if (!cfg->delay_ns && !cfg->duration_ns)
+		return 0;
+	uint64_t since = prof_now_ns() - prof_state.start_mono_ns;
+	return since < cfg->delay_ns ||
+	       (cfg->duration_ns && since >= cfg->delay_ns + cfg->duration_ns);
+}
 
 /* async-signal-safe */
 int
@@ -27,8 +38,8 @@ control_sampling(void)
 {
 	return atomic_load_explicit(&pause_depth, memory_order_relaxed) == 0 &&
 	       !atomic_load_explicit(&toggled_off, memory_order_relaxed) &&
-	       !atomic_load_explicit(&timed_off, memory_order_relaxed) &&
-	       !atomic_load_explicit(&limit_reached, memory_order_relaxed);
+	       !atomic_load_explicit(&limit_reached, memory_order_relaxed) &&
+	       !timed_off();
 }
 
 /* async-signal-safe */
@@ -56,7 +67,6 @@ control_init(void)
 	 * first toggle signal when there is one. */
 	atomic_store(&pause_depth, cfg->start_paused && !cfg->toggle_sig);
 	atomic_store(&toggled_off, cfg->start_paused && cfg->toggle_sig);
-	atomic_store(&timed_off, cfg->delay_ns > 0);
 	if (cfg->toggle_sig) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -67,16 +77,6 @@ control_init(void)
 			return -errno;
 	}
 	return 0;
-}
-
-void
-control_tick(uint64_t now_ns)
-{
-	const struct prof_config *cfg = &prof_state.cfg;
-	uint64_t since = now_ns - prof_state.start_mono_ns;
-	int off = since < cfg->delay_ns ||
-		  (cfg->duration_ns && since >= cfg->delay_ns + cfg->duration_ns);
-	atomic_store(&timed_off, off);
 }
 
 __attribute__((visibility("default"))) int
@@ -107,6 +107,6 @@ profrun_flush(void)
 {
 	if (!prof_state.initialised)
 		return -ENOSYS;
-	writer_flush();
+	/* Every record is in the file (the page cache) once stored. */
 	return 0;
 }

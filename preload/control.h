@@ -6,7 +6,12 @@
  *
  * The timers keep running while sampling is paused; the handler only asks
  * control_sampling() whether to take the sample, so pausing and resuming
- * cost nothing but an atomic.
+ * cost nothing but an atomic. The delay and duration are checked there
+ * too, against the monotonic clock: a sample is only ever taken while a
+ * thread runs, so no timer or thread of our own has to switch sampling on
+ * or off at the right moment.
+ * Layer: process life (the public API); control_sampling and
+ * control_count_sample are async-signal-safe.
  */
 #ifndef PROFRUN_CONTROL_H
 #define PROFRUN_CONTROL_H
@@ -27,9 +32,5 @@ control_sampling(void);
 void
 control_count_sample(void);
 
-/* Called by the writer every cycle: starts and stops sampling at the
- * configured delay and duration. */
-void
-control_tick(uint64_t now_ns);
 
 #endif

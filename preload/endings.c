@@ -14,7 +14,7 @@
 #include "sampler.h"
 #include "state.h"
 #include "unwind.h"
-#include "writer.h"
+#include "appender.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -78,7 +78,7 @@ fatal_handler(int sig, siginfo_t *si, void *uc)
 	atomic_fetch_and(&ours, ~(1ull << sig));
 	if (prof_state.initialised && getpid() == prof_state.pid) {
 		atomic_store(&prof_state.enabled, 0);
-		writer_finish_from_signal(SPOOL_END_SIGNAL, (uint32_t)sig);
+		appender_finish(SPOOL_END_SIGNAL, (uint32_t)sig);
 	}
 	errno = saved_errno;
 	if (is_fault(sig, si))

@@ -7,13 +7,24 @@
  * whole. All changes happen under one mutex, from dl_iterate_phdr callbacks
  * that copy what they need while the loader holds its own lock.
  *
- * Loads are noticed by polling (the writer checks the loader's dlpi_adds and
- * dlpi_subs counters each cycle) rather than by wrapping dlopen: a dlopen
- * wrapper would become the "caller" glibc uses to pick the RUNPATH and
- * $ORIGIN of the search, and so change which library the target loads.
- * A load record carries the time of the sync before the one that found it,
- * the earliest moment the module can have been mapped. Unloads are wrapped
- * (dlclose), because reading an unmapped module from a handler would crash.
+ * Layer: core. modules_lookup_text, modules_readable, modules_parse_eh_hdr
+ * and modules_announce are async-signal-safe; the rest takes the table's
+ * lock and the loader's.
+ *
+ * Loads are not seen by wrapping dlopen: a dlopen wrapper would become the
+ * "caller" glibc uses to pick the RUNPATH and $ORIGIN of the search, and so
+ * change which library the target loads. They are noticed two ways. The
+ * unwinder, meeting a PC in no module the table has (a library loaded
+ * since, by dlopen or by the C library itself: NSS, iconv), finds it with
+ * _dl_find_object and announces it at once with a load record made from
+ * its mapped headers (modules_announce). And the table catches up, with
+ * records for whatever was not announced, wherever a program thread can
+ * take the loader's lock: on dlclose, in a sampled allocation's slow path
+ * (modules_poll, which only tries the table's lock), at thread creation,
+ * fork, exec and exit. A load record carries the time of the sync before
+ * the one that found it, the earliest moment the module can have been
+ * mapped. Unloads are wrapped (dlclose), because reading an unmapped module
+ * from a handler would crash.
  */
 #include "modules.h"
 
@@ -21,13 +32,15 @@
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
-#include "writer.h"
+#include "appender.h"
 
 #include <elf.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -75,7 +88,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct found found[MODULES_MAX];
 static uint32_t nfound;
 static unsigned long long seen_adds, seen_subs;
-static uint64_t last_sync_ns;
+static _Atomic uint64_t last_sync_ns;
 static int synced_once;
 static char exe_path[MODULE_PATH];
 
@@ -281,7 +294,7 @@ emit_vdso_image(const struct found *f, uint64_t when)
 		.data = (const uint8_t *)eh, .len = (uint32_t)size,
 	};
 	if (spool_put_module_image(&b, &rec) == 0)
-		writer_control(vdso_rec, b.len);
+		threads_emit(vdso_rec, b.len);
 }
 
 static void
@@ -297,7 +310,7 @@ emit_load(const struct found *f, uint64_t when)
 		.nsegments = f->nseg,
 	};
 	if (spool_put_module_load(&b, &rec, f->segs) == 0)
-		writer_control(buf, b.len);
+		threads_emit(buf, b.len);
 	if (strcmp(f->path, "[vdso]") == 0)
 		emit_vdso_image(f, when);
 }
@@ -313,7 +326,7 @@ emit_unload(const struct module *m, uint64_t when)
 		.path = { m->path, (uint32_t)strlen(m->path) },
 	};
 	if (spool_put_module_unload(&b, &rec) == 0)
-		writer_control(buf, b.len);
+		threads_emit(buf, b.len);
 }
 
 static int
@@ -334,6 +347,213 @@ free_entry(void)
 		return NULL;
 	atomic_store(&table_used, used + 1);
 	return &table[used];
+}
+
+/* Load biases (plus one: the executable's can be 0) of modules announced
+ * by modules_announce that the table has not taken in yet. */
+#define ANNOUNCED_MAX 32
+static _Atomic uint64_t announced[ANNOUNCED_MAX];
+
+/* Whether base was announced; forgets it. Under lock. */
+static int
+announced_take(uint64_t base)
+{
+	for (int i = 0; i < ANNOUNCED_MAX; i++) {
+		uint64_t v = base + 1;
+		if (atomic_compare_exchange_strong(&announced[i], &v, 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* Copies len bytes at addr of this process through the kernel: the
+ * module may be unloaded meanwhile. Returns 0 or -1. async-signal-safe */
+static int
+copy_in(void *dst, uint64_t addr, size_t len)
+{
+	struct iovec local = { dst, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+			       (ssize_t)len ? 0 : -1;
+}
+
+/* The GNU build-id among the notes of [addr, addr + len), read through
+ * the kernel. async-signal-safe */
+static void
+copy_build_id(uint64_t addr, uint64_t len, struct spool_module_load *rec,
+	      uint8_t *out)
+{
+	uint8_t notes[512];
+	if (len > sizeof(notes))
+		len = sizeof(notes);
+	if (copy_in(notes, addr, len) < 0)
+		return;
+	const uint8_t *p = notes, *end = notes + len;
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		ElfW(Nhdr) n;
+		memcpy(&n, p, sizeof(n));
+		size_t name = (n.n_namesz + 3) & ~3u;
+		size_t desc = (n.n_descsz + 3) & ~3u;
+		const uint8_t *d = p + sizeof(n) + name;
+		if (name > len || desc > len || d + desc > end)
+			return;
+		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+		    memcmp(p + sizeof(n), "GNU", 4) == 0 &&
+		    n.n_descsz <= SPOOL_MAX_BUILD_ID) {
+			memcpy(out, d, n.n_descsz);
+			rec->build_id = out;
+			rec->build_id_len = n.n_descsz;
+			return;
+		}
+		p = d + desc;
+	}
+}
+
+/* Reads the path of link map lm into path (NUL-terminated). Returns 0 or
+ * -1. async-signal-safe */
+static int
+copy_path(const struct link_map *lm, char *path, size_t cap)
+{
+	struct link_map copy;
+	if (copy_in(&copy, (uint64_t)(uintptr_t)lm, sizeof(copy)) < 0 ||
+	    !copy.l_name)
+		return -1;
+	/* Page by page: the string may end just before an unmapped page. */
+	size_t have = 0;
+	uint64_t at = (uint64_t)(uintptr_t)copy.l_name;
+	while (have < cap - 1) {
+		size_t n = 4096 - (size_t)(at & 4095);
+		if (n > cap - 1 - have)
+			n = cap - 1 - have;
+		if (copy_in(path + have, at, n) < 0)
+			return -1;
+		path[have + n] = '\0';
+		if (strlen(path + have) < n)
+			return 0;
+		have += n;
+		at += n;
+	}
+	path[cap - 1] = '\0';
+	return 0;
+}
+
+/* Claims base in the announced set; 0 when it was there already or the
+ * set is full (then nothing is announced: the table's next sync records
+ * the module). async-signal-safe */
+static int
+announced_claim(uint64_t base)
+{
+	for (int i = 0; i < ANNOUNCED_MAX; i++)
+		if (atomic_load(&announced[i]) == base + 1)
+			return 0;
+	for (int i = 0; i < ANNOUNCED_MAX; i++) {
+		uint64_t zero = 0;
+		if (atomic_compare_exchange_strong(&announced[i], &zero, base + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* Fills f with what the table and a load record need of the object
+ * _dl_find_object described, from its mapped headers read through the
+ * kernel. Returns 0 or -1. async-signal-safe */
+static int
+found_from_object(const struct dl_find_object *fo, struct found *f)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Phdr) ph[64];
+	struct spool_module_load rec;
+
+	memset(f, 0, sizeof(*f));
+	uint64_t start = (uint64_t)(uintptr_t)fo->dlfo_map_start;
+	if (copy_in(&f->base, (uint64_t)(uintptr_t)&fo->dlfo_link_map->l_addr,
+		    sizeof(f->base)) < 0 ||
+	    copy_path(fo->dlfo_link_map, f->path, sizeof(f->path)) < 0 ||
+	    !f->path[0])
+		return -1;
+	/* The ELF header is where the first segment (file offset 0) is
+	 * mapped, the lowest address of the object. */
+	if (copy_in(&eh, start, sizeof(eh)) < 0 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phnum == 0 ||
+	    eh.e_phnum > 64 || eh.e_phentsize != sizeof(ElfW(Phdr)) ||
+	    copy_in(ph, start + eh.e_phoff, eh.e_phnum * sizeof(ph[0])) < 0)
+		return -1;
+	f->phdr = start + eh.e_phoff;
+	memset(&rec, 0, sizeof(rec));
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_PHDR)
+			f->phdr = f->base + ph[i].p_vaddr;
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			f->v.eh_hdr = f->base + ph[i].p_vaddr;
+		if (ph[i].p_type == PT_NOTE && !rec.build_id_len)
+			copy_build_id(f->base + ph[i].p_vaddr, ph[i].p_memsz,
+				      &rec, f->build_id);
+		if (ph[i].p_type == PT_LOAD && f->nseg < SPOOL_MAX_SEGMENTS)
+			f->segs[f->nseg++] = (struct spool_segment){
+				.vaddr = ph[i].p_vaddr, .memsz = ph[i].p_memsz,
+				.offset = ph[i].p_offset, .flags = ph[i].p_flags,
+			};
+	}
+	f->build_id_len = rec.build_id_len;
+	if (f->nseg == 0)
+		return -1;
+	find_text(f);
+	uint8_t hdr[MODULES_EH_HDR_LEN];
+	if (f->v.eh_hdr && copy_in(hdr, f->v.eh_hdr, sizeof(hdr)) == 0)
+		modules_parse_eh_hdr(hdr, &f->v);
+	return 0;
+}
+
+/* The load record of f, into the calling thread's stream (or the shared
+ * one for a thread of the profiler's own). async-signal-safe */
+static void
+announce(const struct found *f, uint64_t when)
+{
+	uint8_t buf[2048];
+	struct spool_buf b;
+	struct spool_module_load rec = {
+		.time_ns = when, .base = f->base,
+		.path = { f->path, (uint32_t)strlen(f->path) },
+		.build_id = f->build_id, .build_id_len = f->build_id_len,
+		.nsegments = f->nseg,
+	};
+	spool_buf_init(&b, buf, sizeof(buf));
+	if (spool_put_module_load(&b, &rec, f->segs) < 0)
+		return;
+	struct thread_slot *t = threads_self();
+	int rc = t ? appender_append(&t->stream, buf, b.len)
+		   : appender_shared(buf, b.len);
+	if (rc < 0)
+		prof_drop(SPOOL_DROP_WRITE);
+}
+
+/* async-signal-safe */
+void
+modules_announce(const struct dl_find_object *fo)
+{
+	struct found f;
+	if (found_from_object(fo, &f) < 0)
+		return;
+	/* The table takes the module now unless its lock is held (by the
+	 * interrupted thread itself, perhaps): the walks after this one
+	 * then find it there rather than read it through the kernel. */
+	int added = 0, listed = 0;
+	if (pthread_mutex_trylock(&lock) == 0) {
+		uint32_t used = atomic_load(&table_used);
+		for (uint32_t i = 0; i < used && !listed; i++)
+			listed = table[i].live && same_mapping(&table[i], &f);
+		struct module *m = listed ? NULL : free_entry();
+		if (m) {
+			set_live(m, &f);
+			unwind_void_memos();
+			added = 1;
+		}
+		pthread_mutex_unlock(&lock);
+	}
+	if (listed || (!added && !announced_claim(f.base)))
+		return;
+	/* Mapped at some point after the table's last sync. */
+	announce(&f, atomic_load(&last_sync_ns));
 }
 
 /* Under lock: retire entries that are gone, add those that are new. */
@@ -365,7 +585,8 @@ apply_found(uint64_t load_time, uint64_t now)
 		}
 		set_live(m, &found[j]);
 		used = atomic_load(&table_used);
-		emit_load(&found[j], load_time);
+		if (!announced_take(found[j].base))
+			emit_load(&found[j], load_time);
 	}
 	unwind_flush_cache();
 }
@@ -378,22 +599,29 @@ modules_init(void)
 		strcpy(exe_path, "[exe]");
 	else
 		exe_path[n] = '\0';
-	last_sync_ns = prof_state.start_mono_ns;
+	atomic_store(&last_sync_ns, prof_state.start_mono_ns);
 	return 0;
+}
+
+/* Under lock. */
+static void
+sync_locked(void)
+{
+	uint64_t now = prof_now_ns();
+	nfound = 0;
+	dl_iterate_phdr(collect_cb, NULL);
+	/* A module found now was mapped at some point after the last sync;
+	 * the first sync finds what was there at the start. */
+	apply_found(atomic_load(&last_sync_ns), now);
+	atomic_store(&last_sync_ns, now);
+	synced_once = 1;
 }
 
 void
 modules_sync(void)
 {
 	pthread_mutex_lock(&lock);
-	uint64_t now = prof_now_ns();
-	nfound = 0;
-	dl_iterate_phdr(collect_cb, NULL);
-	/* A module found now was mapped at some point after the last sync;
-	 * the first sync finds what was there at the start. */
-	apply_found(last_sync_ns, now);
-	last_sync_ns = now;
-	synced_once = 1;
+	sync_locked();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -409,7 +637,7 @@ modules_emit_all(void)
 		for (uint32_t i = 0; i < used; i++)
 			if (table[i].live && same_mapping(&table[i], &found[j]))
 				emit_load(&found[j], prof_state.start_mono_ns);
-	last_sync_ns = now;
+	atomic_store(&last_sync_ns, now);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -444,13 +672,16 @@ counters_cb(struct dl_phdr_info *info, size_t size, void *data)
 void
 modules_poll(void)
 {
+	/* Only tried: a thread loading a library holds the loader's lock
+	 * and may allocate, and its allocation may come here while another
+	 * thread holds ours and waits for the loader's. */
+	if (pthread_mutex_trylock(&lock) != 0)
+		return;
 	unsigned long long c[2] = { 0, 0 };
 	dl_iterate_phdr(counters_cb, c);
-	pthread_mutex_lock(&lock);
-	int moved = c[0] != seen_adds || c[1] != seen_subs;
+	if (c[0] != seen_adds || c[1] != seen_subs)
+		sync_locked();
 	pthread_mutex_unlock(&lock);
-	if (moved)
-		modules_sync();
 }
 
 /* async-signal-safe */

@@ -3,11 +3,10 @@
  *
  * Two readers with different needs: the unwinder, inside the signal handler,
  * asks which module holds a PC and where its unwind table is, and whether an
- * address is safe to read; the writer wants MODULE_LOAD/UNLOAD records for the
- * spool. The table is filled from dl_iterate_phdr outside any signal handler
- * (at start, on each dlclose, and by the writer's poll of the loader's
- * load/unload counters), and read by handlers through a per-entry seqlock, so
- * a handler never takes the loader's lock.
+ * address is safe to read; the spool wants MODULE_LOAD/UNLOAD records. The table is filled from dl_iterate_phdr outside any signal handler
+ * (at start, on each dlclose, and by polls of the loader's load/unload
+ * counters from program threads), and read by handlers through a per-entry
+ * seqlock, so a handler never takes the loader's lock.
  */
 #ifndef PROFRUN_MODULES_H
 #define PROFRUN_MODULES_H
@@ -29,7 +28,8 @@ int
 modules_init(void);
 
 /* Compares the table with what is loaded now and emits MODULE_LOAD and
- * MODULE_UNLOAD records for the differences (through writer_control). */
+ * MODULE_UNLOAD records for the differences (threads_emit). Not
+ * async-signal-safe: takes the loader's lock. */
 void
 modules_sync(void);
 
@@ -46,10 +46,20 @@ modules_postfork_parent(void);
 void
 modules_postfork_child(void);
 
-/* Cheap check run by the writer every cycle: syncs only when the loader's
- * load/unload counters moved since the last sync. */
+/* Cheap check: syncs only when the loader's load/unload counters moved
+ * since the last sync. Does nothing when another thread holds the
+ * table's lock (it is called from inside the malloc wrappers). */
 void
 modules_poll(void);
+
+/* Records the load of the object fo describes (found by the unwinder with
+ * _dl_find_object: a PC in no module the table has), once, from its
+ * mapped headers read through the kernel. The caller is the thread that
+ * owns its stream now (in the sampling handler, or busy).
+ * async-signal-safe */
+struct dl_find_object;
+void
+modules_announce(const struct dl_find_object *fo);
 
 /* Copies what the unwinder needs of the module whose code holds pc.
  * Returns 0, or -1 when no known module holds it. async-signal-safe */

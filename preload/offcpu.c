@@ -9,7 +9,6 @@
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
-#include "writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,8 +92,8 @@ emit(struct watch *w)
 		return;
 	spool_buf_init(&b, buf, sizeof(buf));
 	if (spool_put_sample(&b, &s, w->pcs) == 0) {
-		writer_control(buf, b.len);
-		control_count_sample();
+		if (threads_emit(buf, b.len) == 0)
+			control_count_sample();
 	}
 	w->weight = 0;
 }

@@ -40,7 +40,7 @@ int
 offcpu_start(void);
 
 /* Stops the poller and writes the episodes in progress (through the
- * writer's control ring, before the writer's last drain). */
+ * calling thread's stream, before the footer). */
 void
 offcpu_stop(void);
 

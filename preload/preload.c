@@ -25,7 +25,7 @@
 #include "threads.h"
 #include "timer.h"
 #include "unwind.h"
-#include "writer.h"
+#include "appender.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,7 +63,7 @@ start(void)
 		return rc;
 	}
 	prof_state.start_mono_ns = prof_now_ns();
-	if ((rc = writer_open()) < 0) {
+	if ((rc = appender_open()) < 0) {
 		log_msg("%s: cannot create the spool (%s); profiling disabled",
 			prof_state.cfg.spool_path, strerror(-rc));
 		return rc;
@@ -80,8 +80,7 @@ start(void)
 		return rc;
 	}
 	if ((rc = control_init()) < 0 || (rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
-	    (rc = timer_process_start()) < 0 || (rc = writer_start()) < 0 ||
-	    (rc = offcpu_start()) < 0) {
+	    (rc = timer_process_start()) < 0 || (rc = offcpu_start()) < 0) {
 		log_msg("cannot start sampling (%s); profiling disabled",
 			strerror(-rc));
 		return rc;
@@ -106,7 +105,7 @@ prefork(void)
 	threads_quiesce();
 	modules_prefork();
 	offcpu_prefork();
-	writer_prefork();
+	appender_prefork();
 	alloc_prefork(); /* last: the others may still allocate */
 }
 
@@ -117,7 +116,7 @@ postfork_parent(void)
 		return;
 	forking = 0;
 	alloc_postfork_arena(); /* first: the others may allocate */
-	writer_postfork_parent();
+	appender_postfork_parent();
 	offcpu_postfork_parent();
 	modules_postfork_parent();
 	atomic_store(&prof_state.enabled, paused_for_fork);
@@ -132,7 +131,7 @@ postfork_child(void)
 		return;
 	forking = 0;
 	alloc_postfork_arena(); /* first: the others may allocate */
-	writer_postfork_child();
+	appender_postfork_child();
 	offcpu_postfork_child();
 	modules_postfork_child();
 	struct thread_slot *t = threads_postfork_child();
@@ -146,16 +145,18 @@ postfork_child(void)
 		return;
 	}
 	prof_state.start_mono_ns = prof_now_ns();
-	int rc = writer_open();
+	prof_image_mark();
+	int rc = appender_open();
 	if (rc < 0) {
 		log_msg("%s.%d: cannot create the spool of a child process (%s); it runs unprofiled",
 			prof_state.cfg.output, (int)getpid(), strerror(-rc));
 		prof_state.initialised = 0;
 		return;
 	}
+	threads_child_started();
 	modules_emit_all();
 	if (timer_thread_start(t) < 0 || timer_process_start() < 0 ||
-	    writer_start() < 0 || offcpu_start() < 0) {
+	    offcpu_start() < 0) {
 		prof_disable("cannot start sampling in a child process");
 		return;
 	}
@@ -178,7 +179,8 @@ exec_begin(void)
 	timer_process_stop();
 	alloc_finish();
 	offcpu_stop();
-	writer_finish(SPOOL_END_EXEC, 0);
+	modules_sync();
+	appender_finish(SPOOL_END_EXEC, 0);
 	sampler_discard_pending();
 	return 1;
 }
@@ -194,7 +196,7 @@ exec_failed(int began)
 	if (t)
 		timer_thread_start(t);
 	timer_process_start();
-	writer_resume();
+	appender_resume();
 	offcpu_start();
 	errno = saved_errno;
 }
@@ -322,7 +324,9 @@ finish_image(uint32_t end_reason)
 	threads_quiesce();
 	alloc_finish();
 	offcpu_stop();
-	writer_finish(end_reason, 0);
+	threads_reap_adopted();
+	modules_sync();
+	appender_finish(end_reason, 0);
 }
 
 __attribute__((visibility("default"), noreturn)) void
@@ -416,6 +420,7 @@ preload_init(void)
 		return;
 	}
 	prof_state.pid = getpid();
+	prof_image_mark();
 	atomic_store(&prof_state.enabled, 1);
 	if (start() == 0) {
 		prof_state.initialised = 1;

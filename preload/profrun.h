@@ -30,8 +30,9 @@ profrun_start(void);
 int
 profrun_stop(void);
 
-/* Writes everything sampled so far to the spool before returning (the
- * writer otherwise does so every 20 ms). Returns 0 or -ENOSYS. */
+/* Everything sampled so far is in the spool when this returns (every
+ * record is in the spool file's pages as soon as it is taken, so it has
+ * nothing left to do). Returns 0 or -ENOSYS. */
 int
 profrun_flush(void);
 

@@ -44,8 +44,8 @@ take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
 	s.depth = unwind_stack(uc, t, pcs, prof_state.cfg.max_depth, &s.flags);
 	spool_buf_init(&b, buf, sizeof(buf));
 	if (spool_put_sample(&b, &s, pcs) < 0 ||
-	    ring_push(t->ring, buf, b.len) < 0)
-		prof_drop(SPOOL_DROP_RING_FULL);
+	    appender_append(&t->stream, buf, b.len) < 0)
+		prof_drop(SPOOL_DROP_WRITE);
 	else
 		control_count_sample();
 }

@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,4 +208,32 @@ uint64_t
 prof_now_ns(void)
 {
 	return prof_clock_ns(CLOCK_MONOTONIC);
+}
+
+volatile uint8_t *prof_image_page;
+
+void
+prof_image_mark(void)
+{
+	if (!prof_image_page) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		if (madvise(p, 4096, MADV_WIPEONFORK) != 0) {
+			munmap(p, 4096);
+			return;
+		}
+		prof_image_page = p;
+	}
+	*prof_image_page = 1;
+}
+
+/* async-signal-safe */
+int
+prof_in_image(void)
+{
+	if (prof_image_page)
+		return *prof_image_page;
+	return (pid_t)syscall(SYS_getpid) == prof_state.pid;
 }

@@ -92,6 +92,22 @@ prof_fd_raise(int fd, int min);
 uint64_t
 prof_now_ns(void);
 
+/* Marks this process as the profiled image, on a page that a child made
+ * by fork or by clone() without CLONE_VM gets wiped (MADV_WIPEONFORK):
+ * such a child, whose memory is a copy of ours, shares our mappings of
+ * the spool and must never write into them. Called at start-up and by a
+ * forked child that goes on profiling into a spool of its own. */
+void
+prof_image_mark(void);
+
+extern volatile uint8_t *prof_image_page;
+
+/* Whether the calling process is the profiled image (not a child that
+ * copied our memory): one load, or a getpid() where the kernel has no
+ * MADV_WIPEONFORK. async-signal-safe */
+int
+prof_in_image(void);
+
 /* Counts a dropped sample. async-signal-safe */
 static inline void
 prof_drop(enum spool_drop cause)

@@ -14,7 +14,6 @@
 #include "offcpu.h"
 #include "state.h"
 #include "timer.h"
-#include "writer.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -86,7 +85,7 @@ encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name)
 	return spool_put_thread(&b, &rec) == 0 ? b.len : 0;
 }
 
-/* Records the calling thread's start or exit in its own ring. */
+/* Records the calling thread's start or exit in its own stream. */
 static void
 record_thread(struct thread_slot *t, uint32_t event)
 {
@@ -126,12 +125,7 @@ attach(struct thread_slot *t)
 	t->busy = 0;
 	atomic_store(&t->perf_fd, -1);
 	atomic_store(&t->has_timer, 0);
-	t->ring = ring_create(THREADS_RING_SIZE);
-	if (!t->ring) {
-		atomic_store(&t->state, THREAD_FREE);
-		prof_drop(SPOOL_DROP_NO_RING);
-		return -ENOMEM;
-	}
+	memset(&t->stream, 0, sizeof(t->stream));
 	find_stack(t);
 	alloc_thread_attach(t);
 	record_thread(t, SPOOL_THREAD_START);
@@ -161,7 +155,8 @@ threads_detach_self(void)
 	alloc_thread_detach(t);
 	record_thread(t, SPOOL_THREAD_EXIT);
 	self = NULL;
-	atomic_store(&t->state, THREAD_EXITED);
+	appender_close_stream(&t->stream);
+	atomic_store(&t->state, THREAD_FREE);
 }
 
 static void
@@ -171,47 +166,30 @@ exit_key_destructor(void *p)
 	threads_detach_self();
 }
 
+/* async-signal-safe */
 int
 threads_push(struct thread_slot *t, const void *rec, size_t len)
 {
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int rc = ring_push(t->ring, rec, len);
+	int rc = appender_append(&t->stream, rec, len);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
-	if (rc)
-		prof_drop(SPOOL_DROP_RING_FULL);
+	if (rc == -ENOSPC)
+		prof_drop(SPOOL_DROP_WRITE);
 	return rc;
 }
 
-void
-threads_release(struct thread_slot *t)
+int
+threads_emit(const void *rec, size_t len)
 {
-	ring_destroy(t->ring);
-	t->ring = NULL;
-	atomic_store(&t->state, THREAD_FREE);
-}
-
-void
-threads_repair_timers(uint64_t now_ns)
-{
-	uint32_t used = threads_used();
-	for (uint32_t i = 0; i < used; i++) {
-		struct thread_slot *t = &slots[i];
-		if (atomic_load(&t->state) != THREAD_LIVE || !timer_perf_lost(t)) {
-			t->perf_lost_ns = 0;
-			continue;
-		}
-		if (!t->perf_lost_ns)
-			t->perf_lost_ns = now_ns;
-		if (now_ns - t->perf_lost_ns < 200000000u)
-			continue;
-		t->perf_lost_ns = 0;
-		/* Forget the number (the program's now) and aim a new event
-		 * at the thread; if it exits meanwhile, no matter. */
-		atomic_store(&t->perf_fd, -1);
-		timer_thread_start(t);
-	}
+	struct thread_slot *t = self;
+	if (t)
+		return threads_push(t, rec, len);
+	int rc = appender_shared(rec, len);
+	if (rc == -ENOSPC || rc == -EBUSY)
+		prof_drop(SPOOL_DROP_WRITE);
+	return rc;
 }
 
 _Atomic uint32_t threads_walker_seq;
@@ -251,21 +229,25 @@ threads_postfork_child(void)
 		/* POSIX timers are not inherited by fork; nothing to delete. */
 		atomic_store(&t->has_timer, 0);
 		atomic_store(&t->handler_seq, 0);
-		if (t == self || atomic_load(&t->state) == THREAD_FREE)
-			continue;
-		ring_destroy(t->ring);
-		t->ring = NULL;
-		atomic_store(&t->state, THREAD_FREE);
+		appender_forget_stream(&t->stream);
+		if (t != self)
+			atomic_store(&t->state, THREAD_FREE);
 	}
 	atomic_store(&prof_state.threads_seen, 0);
 	if (self) {
-		ring_reset(self->ring);
 		self->tid = gettid();
 		self->busy = 0;
-		record_thread(self, SPOOL_THREAD_START);
-		atomic_store(&prof_state.threads_seen, 1);
 	}
 	return self;
+}
+
+void
+threads_child_started(void)
+{
+	if (!self)
+		return;
+	record_thread(self, SPOOL_THREAD_START);
+	atomic_store(&prof_state.threads_seen, 1);
 }
 
 void
@@ -280,7 +262,7 @@ threads_record_name(pthread_t thread, const char *name)
 		uint8_t buf[128];
 		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_NAME, name);
 		if (len)
-			writer_control(buf, len);
+			threads_emit(buf, len);
 		return;
 	}
 }
@@ -333,11 +315,9 @@ adopt_existing(void)
 		if (tid <= 0 || tid == gettid())
 			continue;
 		struct thread_slot *t = claim_slot();
-		if (!t || !(t->ring = ring_create(THREADS_RING_SIZE))) {
-			if (t)
-				atomic_store(&t->state, THREAD_FREE);
+		if (!t)
 			break;
-		}
+		memset(&t->stream, 0, sizeof(t->stream));
 		t->tid = tid;
 		t->adopted = 1;
 		atomic_store(&t->bound, 0);
@@ -356,7 +336,7 @@ adopt_existing(void)
 		uint8_t buf[128];
 		size_t len = encode_thread(buf, tid, SPOOL_THREAD_START, name);
 		if (len)
-			ring_push(t->ring, buf, len); /* no handler runs there yet */
+			threads_emit(buf, len);
 		atomic_fetch_add(&prof_state.threads_seen, 1);
 		atomic_store(&t->state, THREAD_LIVE);
 		timer_thread_start(t);
@@ -442,8 +422,10 @@ threads_reap_adopted(void)
 		uint8_t buf[128];
 		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_EXIT, "");
 		if (len)
-			writer_control(buf, len);
-		atomic_store(&t->state, THREAD_EXITED);
+			threads_emit(buf, len);
+		/* (Its thread is gone: no handler of it can be appending.) */
+		appender_close_stream(&t->stream);
+		atomic_store(&t->state, THREAD_FREE);
 	}
 }
 

@@ -1,12 +1,14 @@
 /*
- * threads: one slot per sampled thread, holding its ring, its timer and
- * what the unwinder must know of its stack.
+ * threads: one slot per sampled thread, holding its spool stream, its
+ * timer and what the unwinder must know of its stack.
+ * Layer: core. threads_self, threads_adopt_self and threads_push are
+ * async-signal-safe; the rest runs at thread start and exit, fork and the
+ * image's end.
  *
  * Slots live in a fixed table in the library's own memory and are claimed
  * and released with atomics: a slot is CLAIMED by pthread_create (or by the
- * constructor for the main thread), LIVE once its thread runs, EXITED when
- * the thread is gone but its ring may still hold samples, and FREE again
- * once the writer has drained it.
+ * constructor for the main thread), LIVE once its thread runs, and FREE
+ * again once the thread has left (its records are in the spool already).
  */
 #ifndef PROFRUN_THREADS_H
 #define PROFRUN_THREADS_H
@@ -18,11 +20,10 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "ring.h"
+#include "appender.h"
 #include "unwind.h"
 
 #define THREADS_MAX 4096
-#define THREADS_RING_SIZE (256 * 1024)
 /* Room for the call counters of alloc.c (enum spool_alloc_fn). */
 #define THREADS_CALL_COUNTERS 24
 
@@ -30,7 +31,6 @@ enum thread_state {
 	THREAD_FREE = 0,
 	THREAD_CLAIMED,
 	THREAD_LIVE,
-	THREAD_EXITED,
 };
 
 struct thread_slot {
@@ -41,13 +41,13 @@ struct thread_slot {
 	int adopted;                  /* running before the library started */
 	_Atomic int bound;            /* an adopted slot its thread has found */
 	pthread_t pthread;
-	struct ring *ring;
+	struct appender_stream stream;
 	uint64_t stack_lo, stack_hi;  /* 0, 0 when unknown */
 	uint64_t blocked_since_ns;    /* thread CPU time when it blocked the
 				       * sampling signal */
 	_Atomic int perf_fd;          /* -1 when none */
 	uint64_t perf_id;             /* its PERF_EVENT_IOC_ID (timer.c) */
-	uint64_t perf_lost_ns;        /* when the writer saw it closed */
+	void *_Atomic perf_page;      /* its first page, mapped (timer.c) */
 	_Atomic int has_timer;
 	timer_t timer;
 	void *(*start_fn)(void *);
@@ -81,38 +81,33 @@ threads_init(void);
 struct thread_slot *
 threads_adopt_self(uint64_t sp);
 
-/* Writer: notices adopted threads that have exited (they have no pthread
- * key destructor to tell us). */
+/* Notices adopted threads that have exited (they have no pthread key
+ * destructor to tell us), at the image's end. */
 void
 threads_reap_adopted(void);
 
 /* The calling thread's last act: stops its timer, records its exit and
- * hands its ring to the writer. */
+ * closes its stream. */
 void
 threads_detach_self(void);
 
-/* Appends a record to the calling thread's own ring, outside a signal
+/* Appends a record to the calling thread's own stream, outside a signal
  * handler (the handler drops samples while this runs). Returns 0 or
- * -ENOSPC. */
+ * -ENOSPC (the drop is counted). async-signal-safe */
 int
 threads_push(struct thread_slot *t, const void *rec, size_t len);
 
-/* Slots ever used (a high-water mark) and access to them, for the writer. */
+/* Appends a record from any thread outside a signal handler: to its own
+ * stream when it has a slot, else to the shared one. Returns 0 or a
+ * negative error (the drop is counted). */
+int
+threads_emit(const void *rec, size_t len);
+
+/* Slots ever used (a high-water mark) and access to them. */
 uint32_t
 threads_used(void);
 struct thread_slot *
 threads_slot(uint32_t i);
-
-/* Writer: the EXITED slot t has been drained; free its ring and slot. */
-void
-threads_release(struct thread_slot *t);
-
-/* Writer: gives every thread whose perf event's descriptor the program
- * closed a new event (see timer_perf_lost), 200 ms after it saw it
- * closed: a program that has just closed every descriptor it does not
- * know of may count on the lowest numbers for its next ones. */
-void
-threads_repair_timers(uint64_t now_ns);
 
 /* Odd while a thread of the profiler's own (offcpu.c) walks another
  * thread's stack outside any handler; threads_quiesce() waits for it as
@@ -134,10 +129,15 @@ int
 threads_real_create(pthread_t *thread, void *(*fn)(void *));
 
 /* In a forked child: forget every slot but the caller's (the only thread
- * the child has), empty its ring and close the descriptors of the parent's
- * timers. Returns the caller's slot, or NULL. */
+ * the child has), unmap every stream (they are the parent's spool's) and
+ * close the descriptors of the parent's timers. Returns the caller's slot,
+ * or NULL. */
 struct thread_slot *
 threads_postfork_child(void);
+
+/* In a forked child whose spool is open: records its one thread's start. */
+void
+threads_child_started(void);
 
 /* Records that thread (or the calling thread, when it is pthread_self())
  * is now called name. */

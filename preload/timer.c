@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -174,6 +175,7 @@ perf_fd_ours(int fd, uint64_t id)
 	return ioctl(fd, PERF_EVENT_IOC_ID, &now) == 0 && now == id;
 }
 
+/* async-signal-safe */
 void
 timer_close_perf(struct thread_slot *t, int disable)
 {
@@ -183,13 +185,21 @@ timer_close_perf(struct thread_slot *t, int disable)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		close(fd);
 	}
+	void *page = atomic_exchange(&t->perf_page, NULL);
+	if (page)
+		munmap(page, (size_t)sysconf(_SC_PAGESIZE));
 }
 
-int
-timer_perf_lost(struct thread_slot *t)
+/* Maps the event's first page: the mapping holds the event's file, so
+ * the event goes on when the program closes the descriptor. Where the
+ * locked-memory allowance for perf mappings is used up, the event works
+ * as well, only without that insurance. */
+static void
+keep_alive(struct thread_slot *t, int fd)
 {
-	int fd = atomic_load(&t->perf_fd);
-	return fd >= 0 && !perf_fd_ours(fd, t->perf_id);
+	void *page = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ,
+			  MAP_SHARED, fd, 0);
+	atomic_store(&t->perf_page, page == MAP_FAILED ? NULL : page);
 }
 
 int
@@ -205,6 +215,7 @@ timer_thread_start(struct thread_slot *t)
 			close(fd);
 			return rc;
 		}
+		keep_alive(t, fd);
 		atomic_store(&t->perf_fd, fd);
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			rc = -errno;

@@ -2,7 +2,10 @@
  * timer: the sources of the sampling signal.
  *
  *   perf   a perf_event task-clock counter per thread that signals its own
- *          thread on every overflow: hrtimer precision, any rate.
+ *          thread on every overflow: hrtimer precision, any rate. Its
+ *          first page is mapped, which keeps the event counting and
+ *          signalling when the program closes the descriptor (closefrom
+ *          before an exec, daemons): no thread is needed to renew it.
  *   posix  timer_create(CLOCK_THREAD_CPUTIME_ID) per thread: checked at the
  *          kernel tick, so rates above CONFIG_HZ come as overruns.
  *   itimer setitimer(ITIMER_PROF): one process-wide timer, tick precision.
@@ -37,16 +40,11 @@ timer_thread_start(struct thread_slot *t);
 void
 timer_thread_stop(struct thread_slot *t);
 
-/* Whether the program closed the descriptor of the thread's perf event
- * (closefrom, as before an exec): its number is then not ours, and the
- * thread is not sampled until it gets a new event. */
-int
-timer_perf_lost(struct thread_slot *t);
-
 /* Closes the thread's perf event (disabled first when disable is set),
  * unless the program has reused its descriptor's number since (after
- * closing it). A forked child closes its copies of the parent's events
- * without disabling them: they are the parent's events.
+ * closing it), and unmaps the page that keeps the event alive. A forked
+ * child closes its copies of the parent's events without disabling them:
+ * they are the parent's events.
  * async-signal-safe */
 void
 timer_close_perf(struct thread_slot *t, int disable);

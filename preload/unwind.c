@@ -12,7 +12,6 @@
 #include "modules.h"
 #include "spool.h"
 #include "threads.h"
-#include "writer.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,8 +81,9 @@ unwind_active(void)
 }
 
 /* The module holding ip when the table does not have it yet: a library
- * loaded since the writer's last look at the modules (which it is asked
- * to take now). The C library's _dl_find_object finds it without a lock;
+ * loaded since the table's last sync (its load is recorded now, so that
+ * the analyzer can name its frames). The C library's _dl_find_object
+ * finds it without a lock;
  * its unwind table's header is read through the kernel (another thread
  * could be unloading it), as is everything libunwind then reads of it
  * (read_word: it is in no module the table knows). async-signal-safe */
@@ -93,9 +93,10 @@ find_unlisted(uint64_t ip, struct module_view *m)
 	struct dl_find_object fo;
 	uint8_t hdr[MODULES_EH_HDR_LEN];
 
-	writer_nudge();
-	if (_dl_find_object((void *)(uintptr_t)ip, &fo) != 0 ||
-	    !fo.dlfo_eh_frame)
+	if (_dl_find_object((void *)(uintptr_t)ip, &fo) != 0)
+		return -1;
+	modules_announce(&fo);
+	if (!fo.dlfo_eh_frame)
 		return -1;
 	struct iovec local = { hdr, sizeof(hdr) };
 	struct iovec remote = { fo.dlfo_eh_frame, sizeof(hdr) };
@@ -379,11 +380,18 @@ walk(struct unwind_arg *arg, uint64_t *pcs, uint32_t max, uint16_t *flags)
 	return n;
 }
 
+/* async-signal-safe */
 void
-unwind_flush_cache(void)
+unwind_void_memos(void)
 {
 	uint32_t next = atomic_load(&epoch) + 1;
 	atomic_store_explicit(&epoch, next ? next : 1, memory_order_release);
+}
+
+void
+unwind_flush_cache(void)
+{
+	unwind_void_memos();
 	if (addr_space)
 		unw_flush_cache(addr_space, 0, 0);
 }

@@ -86,4 +86,10 @@ unwind_active(void);
 void
 unwind_flush_cache(void);
 
+/* Invalidates every thread's memo only (a module was added: no cached
+ * rule can be wrong, but a memo of a walk that stopped at it can).
+ * async-signal-safe */
+void
+unwind_void_memos(void);
+
 #endif

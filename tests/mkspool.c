@@ -871,7 +871,7 @@ main(int argc, char **argv)
 	if (!in || !g.out || !g.buf)
 		die("%s", strerror(errno));
 	spool_buf_init(&b, g.buf, REC_BUF);
-	spool_put_file_header(&b);
+	spool_put_file_header(&b, 0);
 	flush_record(&b);
 	while (fgets(line, sizeof(line), in)) {
 		g.line++;

@@ -301,7 +301,7 @@ static void
 start_spool(struct spool_buf *b, uint8_t *mem, size_t cap)
 {
 	spool_buf_init(b, mem, cap);
-	spool_put_file_header(b);
+	spool_put_file_header(b, 0);
 	ck_assert_int_eq(b->err, 0);
 	ck_assert_uint_eq(b->len, SPOOL_FILE_HEADER_LEN);
 }
@@ -320,7 +320,12 @@ next_record(struct spool_cursor *c, struct spool_rec *rec, uint32_t type)
 	size_t pos = c->pos;
 	ck_assert_int_eq(spool_next(c, rec), SPOOL_OK);
 	ck_assert_uint_eq(rec->type, type);
-	ck_assert_uint_eq(rec->offset, pos);
+	/* A chunked spool skips the unused rest of a chunk. */
+	if (c->chunk)
+		ck_assert_uint_ge(rec->offset, pos);
+	else
+		ck_assert_uint_eq(rec->offset, pos);
+	pos = rec->offset;
 	ck_assert_uint_eq(c->pos, pos + SPOOL_REC_HEADER_LEN + rec->len);
 	ck_assert_ptr_eq(rec->payload, c->data + pos + SPOOL_REC_HEADER_LEN);
 }
@@ -998,6 +1003,113 @@ START_TEST(spool_unknown_record_skipped)
 }
 END_TEST
 
+/* A chunked spool (format 2) as the preload library lays it out: chunk
+ * 0 holds the header and a THREAD record; chunk 1 a SAMPLE, then unused
+ * zeros; chunk 2 a THREAD record, then a record cut by a kill (its body
+ * stored, its type not yet), then zeros; chunk 3 is unused and the file
+ * ends inside chunk 4, after a SAMPLE. */
+#define TEST_CHUNK 4096u
+
+static size_t
+put_at(uint8_t *mem, size_t at, int (*put)(struct spool_buf *))
+{
+	struct spool_buf b;
+	spool_buf_init(&b, mem + at, TEST_CHUNK);
+	ck_assert_int_eq(put(&b), 0);
+	return at + b.len;
+}
+
+static size_t
+build_chunked(uint8_t *mem)
+{
+	struct spool_buf b;
+	memset(mem, 0, 5 * TEST_CHUNK);
+	spool_buf_init(&b, mem, TEST_CHUNK);
+	spool_put_file_header(&b, TEST_CHUNK);
+	put_at(mem, b.len, put_thread);
+	put_at(mem, TEST_CHUNK, put_sample);
+	size_t end = put_at(mem, 2 * TEST_CHUNK, put_thread);
+	put_at(mem, end, put_sample);
+	memset(mem + end, 0, 4); /* the type of the last record, not stored */
+	return put_at(mem, 4 * TEST_CHUNK, put_sample);
+}
+
+START_TEST(spool_chunked_skips_unused)
+{
+	static uint8_t mem[5 * TEST_CHUNK];
+	static const uint32_t want[] = { SPOOL_REC_THREAD, SPOOL_REC_SAMPLE,
+					 SPOOL_REC_THREAD, SPOOL_REC_SAMPLE };
+	size_t size = build_chunked(mem);
+	struct spool_cursor c;
+	struct spool_rec rec;
+
+	ck_assert_int_eq(spool_cursor_init(&c, mem, size), 0);
+	ck_assert_uint_eq(c.chunk, TEST_CHUNK);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		next_record(&c, &rec, want[i]);
+	ck_assert_uint_eq(rec.offset, 4 * TEST_CHUNK);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+	/* A file that ends in the middle of unused space ends there. */
+	ck_assert_int_eq(spool_cursor_init(&c, mem, 3 * TEST_CHUNK + 3), 0);
+	for (size_t i = 0; i < 3; i++)
+		next_record(&c, &rec, want[i]);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+}
+END_TEST
+
+START_TEST(spool_chunked_record_across_chunk_corrupt)
+{
+	static uint8_t mem[2 * TEST_CHUNK];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+
+	memset(mem, 0, sizeof(mem));
+	spool_buf_init(&b, mem, TEST_CHUNK);
+	spool_put_file_header(&b, TEST_CHUNK);
+	/* A THREAD record placed so that it ends past the chunk. */
+	size_t at = TEST_CHUNK - 12;
+	put_at(mem, at, put_thread);
+	ck_assert_int_eq(spool_cursor_init(&c, mem, sizeof(mem)), 0);
+	c.pos = at;
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_CORRUPT);
+	/* Less room than a record header at a chunk's end is unused, and
+	 * never read across into the next chunk. */
+	memset(mem, 0, sizeof(mem));
+	spool_buf_init(&b, mem, TEST_CHUNK);
+	spool_put_file_header(&b, TEST_CHUNK);
+	for (size_t room = 1; room < SPOOL_REC_HEADER_LEN; room++) {
+		put_at(mem, TEST_CHUNK, put_thread);
+		ck_assert_int_eq(spool_cursor_init(&c, mem, sizeof(mem)), 0);
+		c.pos = TEST_CHUNK - room;
+		next_record(&c, &rec, SPOOL_REC_THREAD);
+		ck_assert_uint_eq(rec.offset, TEST_CHUNK);
+	}
+}
+END_TEST
+
+START_TEST(spool_chunk_size_checked)
+{
+	static const uint32_t bad[] = { 1, 4095, 4097, 6000 };
+	uint8_t mem[64];
+	struct spool_buf b;
+	struct spool_cursor c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		spool_buf_init(&b, mem, sizeof(mem));
+		spool_put_file_header(&b, bad[i]);
+		ck_assert_msg(spool_cursor_init(&c, mem, b.len) == -EBADMSG,
+			      "chunk size %u accepted", bad[i]);
+	}
+	/* Version 1 had a reserved field there, never a chunk size. */
+	spool_buf_init(&b, mem, sizeof(mem));
+	spool_put_file_header(&b, 8192);
+	mem[SPOOL_MAGIC_LEN] = 1;
+	ck_assert_int_eq(spool_cursor_init(&c, mem, b.len), 0);
+	ck_assert_uint_eq(c.chunk, 0);
+}
+END_TEST
+
 /* Fields appended by a later minor version are ignored: every decoder
  * accepts a payload longer than what it reads. */
 START_TEST(spool_trailing_fields_ignored)
@@ -1093,8 +1205,8 @@ START_TEST(spool_bad_header)
 }
 END_TEST
 
-/* Minor version and flags are for compatible additions: a reader of the
- * same major version accepts any value. */
+/* The minor version is for compatible additions: a reader of the same
+ * major version accepts any value; so were version 1's flags. */
 START_TEST(spool_newer_minor_accepted)
 {
 	uint8_t mem[256];
@@ -1105,7 +1217,11 @@ START_TEST(spool_newer_minor_accepted)
 	start_spool(&b, mem, sizeof(mem));
 	ck_assert_int_eq(put_thread(&b), 0);
 	mem[10] = 7;    /* minor */
-	mem[12] = 0xef; /* flags */
+	ck_assert_int_eq(spool_cursor_init(&c, mem, b.len), 0);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_next(&c, &rec), SPOOL_END);
+	mem[8] = 1;     /* version 1 */
+	mem[12] = 0xef; /* its flags */
 	mem[15] = 0xde;
 	ck_assert_int_eq(spool_cursor_init(&c, mem, b.len), 0);
 	next_record(&c, &rec, SPOOL_REC_THREAD);
@@ -1259,7 +1375,7 @@ START_TEST(spool_put_overflow_file_header)
 
 	memset(mem, 0xaa, sizeof(mem));
 	spool_buf_init(&b, mem, sizeof(mem) - 1);
-	spool_put_file_header(&b);
+	spool_put_file_header(&b, 0);
 	ck_assert_int_eq(b.err, -ENOSPC);
 	ck_assert_uint_eq(b.len, 0);
 	for (size_t i = 0; i < sizeof(mem); i++)
@@ -1406,6 +1522,9 @@ spool_suite(void)
 	tc = tcase_create("reader");
 	tcase_add_test(tc, spool_truncated_every_offset);
 	tcase_add_test(tc, spool_unknown_record_skipped);
+	tcase_add_test(tc, spool_chunked_skips_unused);
+	tcase_add_test(tc, spool_chunked_record_across_chunk_corrupt);
+	tcase_add_test(tc, spool_chunk_size_checked);
 	tcase_add_loop_test(tc, spool_trailing_fields_ignored, 0,
 			    ARRAY_LEN(rec_cases));
 	tcase_add_loop_test(tc, spool_impossible_length, 0,

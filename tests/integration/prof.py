@@ -21,6 +21,7 @@ import re
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -363,6 +364,40 @@ def deny_perf_event_open(err=errno.EACCES):
             os.write(2, b'deny_perf_event_open: prctl failed\n')
             os._exit(99)
     return install
+
+
+def spool_records(path, strict=False):
+    """(type, payload) of every whole record of a spool, read here from
+    profspool(5) alone, independently of the C reader: format 1
+    (contiguous records) and format 2 (chunks, a zero type marking the
+    unused rest of a chunk). strict: fail on a record cut short or crossing
+    a chunk, where a lenient read stops."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    if data[:8] != b'PRFSPOOL' or len(data) < 16:
+        raise Fail(f'{path}: not a spool')
+    version, _minor, chunk = struct.unpack_from('<HHI', data, 8)
+    if version not in (1, 2) or (version == 2 and chunk % 4096):
+        raise Fail(f'{path}: version {version}, chunk size {chunk}')
+    chunk = chunk if version == 2 else 0
+    pos = 16
+    while pos < len(data):
+        left = len(data) - pos
+        room = chunk - pos % chunk if chunk else left
+        rtype = struct.unpack_from('<I', data, pos)[0] if left >= 4 else 0
+        if chunk and (rtype == 0 or room < 8):
+            pos += min(room, left)
+            continue
+        length = (struct.unpack_from('<I', data, pos + 4)[0]
+                  if left >= 8 else left)
+        if 8 + length > min(room, left):
+            if strict:
+                raise Fail(f'{path}: record of type {rtype} at offset '
+                           f'{pos} ({length} bytes) is cut short or '
+                           'crosses a chunk')
+            return
+        yield rtype, data[pos + 8:pos + 8 + length]
+        pos += 8 + length
 
 
 def one_line(text, what):

@@ -24,22 +24,9 @@ import prof
 MODULE_LOAD, MODULE_IMAGE = 2, 7
 
 
-def spool_records(path):
-    """(type, payload) of every whole record of a spool."""
-    with open(path, 'rb') as f:
-        data = f.read()
-    pos = 16
-    while pos + 8 <= len(data):
-        rtype, length = struct.unpack_from('<II', data, pos)
-        if pos + 8 + length > len(data):
-            break
-        yield rtype, data[pos + 8:pos + 8 + length]
-        pos += 8 + length
-
-
 def check_image_record(spool):
     vdso_bases, images = [], []
-    for rtype, p in spool_records(spool):
+    for rtype, p in prof.spool_records(spool):
         if rtype == MODULE_LOAD:
             base, = struct.unpack_from('<Q', p, 8)
             plen, = struct.unpack_from('<I', p, 16)

@@ -1,0 +1,540 @@
+/*
+ * appender: the spool file as its own buffer (see appender.h).
+ * Layer: core. Everything here but opening, closing a stream, the shared
+ * stream and the fork hooks is async-signal-safe: system calls, atomics
+ * and stores into mapped chunks.
+ *
+ * Chunk 0 holds the file header and the PROCESS record, written with
+ * pwrite. Every later chunk is reserved whole with fallocate (or, where
+ * the file system has none, by writing zeros) before it is mapped: a store
+ * into a page that has no block behind it would raise SIGBUS in the target
+ * when the disk is full. The footer is written with pwrite at the start of
+ * a chunk taken after every other, so that a reader finds the last footer
+ * last.
+ */
+#include "appender.h"
+
+#include "log.h"
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPOOL_FD_MIN 512
+/* A program that has just closed every descriptor it does not know of
+ * usually goes on to open or dup its own and may count on getting the
+ * lowest free numbers; an open of ours meanwhile, from another thread,
+ * would take one. So a thread that finds the spool's descriptor gone while
+ * the program runs reopens it only this long after the loss was first
+ * seen, and drops what does not fit in its chunk until then; the program's
+ * own ending (exit, exec) reopens it at once. */
+#define REOPEN_DELAY_NS 200000000ull
+/* After a chunk could not be reserved (a full disk), the next try waits
+ * this long: every record would otherwise cost a system call. */
+#define RETRY_DELAY_NS 1000000000ull
+/* Chunks handed from a thread that left to one that starts. */
+#define POOL_SIZE 64
+
+static _Atomic int spool_fd = -1;
+static char spool_name[PATH_MAX];
+/* What spool_fd is: a program that closes every descriptor it does not
+ * know of (closefrom) may reuse the number for a file of its own, which
+ * must never receive spool records nor be closed by us. */
+static dev_t spool_dev;
+static ino_t spool_ino;
+static _Atomic uint64_t lost_since_ns; /* when the fd was first seen gone */
+
+static _Atomic uint64_t next_off;      /* the file's end, in whole chunks */
+static _Atomic uint64_t retry_after_ns;
+static _Atomic int warned_room;
+static _Atomic uint64_t samples;
+/* 0 running, 1 a footer is being written, 2 written. */
+static _Atomic int finish_state;
+/* Chunks with room left by threads that ended: offset | bytes used (the
+ * offset is a multiple of the chunk size, which is more than any use). */
+static _Atomic uint64_t pool[POOL_SIZE];
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct appender_stream shared;
+
+/* Zeros to write where fallocate is not supported. */
+static uint8_t zeros[APPENDER_CHUNK];
+
+/* Words for the errors a spool can meet (strerror is not
+ * async-signal-safe). async-signal-safe */
+static const char *
+error_words(int err)
+{
+	switch (err) {
+	case ENOSPC: return "no space left on the device";
+	case EDQUOT: return "disk quota exceeded";
+	case EFBIG: return "file too large";
+	case EIO: return "input/output error";
+	case EROFS: return "read-only file system";
+	case ENOMEM: return "out of memory";
+	case EMFILE: return "too many open files";
+	case ENFILE: return "too many open files in the system";
+	case EACCES: return "permission denied";
+	case ENOENT: return "the spool was removed";
+	default: return "unexpected error";
+	}
+}
+
+/* async-signal-safe */
+static int
+fd_ours(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == spool_dev &&
+	       st.st_ino == spool_ino;
+}
+
+/* The spool's descriptor, opened again by its name when the program
+ * closed it (provided the name is still the same file), or -1. patient:
+ * wait REOPEN_DELAY_NS after the loss was first seen. async-signal-safe */
+static int
+spool_fd_get(int patient)
+{
+	int fd = spool_fd;
+	if (fd < 0)
+		return -1;
+	if (fd_ours(fd)) {
+		atomic_store_explicit(&lost_since_ns, 0, memory_order_relaxed);
+		return fd;
+	}
+	uint64_t now = prof_now_ns(), zero = 0;
+	atomic_compare_exchange_strong(&lost_since_ns, &zero, now);
+	if (patient && now - atomic_load(&lost_since_ns) < REOPEN_DELAY_NS)
+		return -1;
+	struct stat st;
+	int nfd = open(spool_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &st) != 0 || st.st_dev != spool_dev ||
+	    st.st_ino != spool_ino) {
+		close(nfd);
+		return -1;
+	}
+	nfd = prof_fd_raise(nfd, SPOOL_FD_MIN);
+	/* Two threads may reopen at once: one descriptor is kept. */
+	int expect = fd;
+	if (!atomic_compare_exchange_strong(&spool_fd, &expect, nfd)) {
+		close(nfd);
+		return expect;
+	}
+	atomic_store(&lost_since_ns, 0);
+	return nfd;
+}
+
+/* Writes len bytes at off whole. Returns 0 or -errno. async-signal-safe */
+static int
+pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const uint8_t *)p + done, len - done,
+				   (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Gives the blocks of [off, off + APPENDER_CHUNK) to the file. Returns 0
+ * or -errno. async-signal-safe */
+static int
+reserve(int fd, uint64_t off)
+{
+	if (fallocate(fd, 0, (off_t)off, APPENDER_CHUNK) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -errno;
+	return pwrite_all(fd, zeros, APPENDER_CHUNK, off);
+}
+
+/* Says once why records are being dropped. async-signal-safe */
+static void
+warn_room(int err)
+{
+	if (!atomic_exchange(&warned_room, 1))
+		log_msg("%s: cannot extend the spool (%s); records are dropped "
+			"and counted until there is room", spool_name,
+			error_words(err));
+}
+
+/* A pooled chunk with room, or 0. async-signal-safe */
+static uint64_t
+pool_take(void)
+{
+	for (int i = 0; i < POOL_SIZE; i++) {
+		uint64_t v = atomic_load_explicit(&pool[i], memory_order_relaxed);
+		if (v && atomic_compare_exchange_strong(&pool[i], &v, 0))
+			return v;
+	}
+	return 0;
+}
+
+/* Maps a chunk for s: one a thread left with room, or a new one at the
+ * file's end. Returns 0 or -ENOSPC. async-signal-safe */
+static int
+new_chunk(struct appender_stream *s)
+{
+	uint64_t now = prof_now_ns();
+	if (s->base) {
+		munmap(s->base, APPENDER_CHUNK);
+		s->base = NULL;
+	}
+	if (now < atomic_load_explicit(&retry_after_ns, memory_order_relaxed))
+		return -ENOSPC;
+	int fd = spool_fd_get(1);
+	if (fd < 0)
+		return -ENOSPC;
+	uint64_t v = pool_take(), off = v & ~(uint64_t)(APPENDER_CHUNK - 1);
+	uint32_t pos = (uint32_t)(v & (APPENDER_CHUNK - 1));
+	if (!v) {
+		off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
+		int rc = reserve(fd, off);
+		if (rc < 0) {
+			atomic_store(&retry_after_ns, now + RETRY_DELAY_NS);
+			warn_room(-rc);
+			return -ENOSPC;
+		}
+	}
+	void *p = mmap(NULL, APPENDER_CHUNK, PROT_READ | PROT_WRITE,
+		       MAP_SHARED,
+		       fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		warn_room(errno);
+		return -ENOSPC;
+	}
+	s->base = p;
+	s->off = off;
+	s->pos = pos;
+	return 0;
+}
+
+/* async-signal-safe */
+int
+appender_append(struct appender_stream *s, const void *rec, size_t len)
+{
+	const uint8_t *r = rec;
+	if (!prof_in_image())
+		return -ESRCH;
+	if (len < SPOOL_REC_HEADER_LEN || len > APPENDER_CHUNK - 16)
+		return -ENOSPC;
+	if ((!s->base || APPENDER_CHUNK - s->pos < len) && new_chunk(s) < 0)
+		return -ENOSPC;
+	if (APPENDER_CHUNK - s->pos < len && new_chunk(s) < 0)
+		return -ENOSPC; /* a pooled chunk with too little room */
+	uint8_t *dst = s->base + s->pos;
+	/* The type last: until it is stored, the record reads as unused
+	 * space, so a kill in the middle leaves nothing half-written. */
+	memcpy(dst + 4, r + 4, len - 4);
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst, r, 4);
+	s->pos += (uint32_t)len;
+	if (r[0] == SPOOL_REC_SAMPLE && !r[1] && !r[2] && !r[3])
+		atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
+	return 0;
+}
+
+void
+appender_close_stream(struct appender_stream *s)
+{
+	if (!s->base)
+		return;
+	munmap(s->base, APPENDER_CHUNK);
+	s->base = NULL;
+	if (s->pos > APPENDER_CHUNK / 2 || !prof_in_image())
+		return;
+	uint64_t v = s->off | s->pos;
+	if (v == 0)
+		return;
+	for (int i = 0; i < POOL_SIZE; i++) {
+		uint64_t zero = 0;
+		if (atomic_compare_exchange_strong(&pool[i], &zero, v))
+			return;
+	}
+}
+
+int
+appender_shared(const void *rec, size_t len)
+{
+	/* Tried, and tried again, but never waited for: a signal handler of
+	 * the program that frees memory may come here on a thread that holds
+	 * the lock already. */
+	int tries = 0;
+	while (pthread_mutex_trylock(&shared_lock) != 0) {
+		if (++tries == 100)
+			return -EBUSY;
+		sched_yield();
+	}
+	int rc = appender_append(&shared, rec, len);
+	pthread_mutex_unlock(&shared_lock);
+	return rc;
+}
+
+uint64_t
+appender_samples(void)
+{
+	return atomic_load(&samples);
+}
+
+static struct spool_str
+str_of(const char *s, size_t len)
+{
+	return (struct spool_str){ s, (uint32_t)len };
+}
+
+static size_t
+read_small_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (len += (size_t)n) == cap)
+			break;
+	}
+	close(fd);
+	return len;
+}
+
+/* The file header and PROCESS record, at the start of chunk 0. */
+static int
+write_process(void)
+{
+	static char exe[4096], cmdline[8192];
+	static uint8_t out[16384];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe));
+	size_t cmd_len = read_small_file("/proc/self/cmdline", cmdline,
+					 sizeof(cmdline));
+	while (cmd_len && cmdline[cmd_len - 1] == '\0')
+		cmd_len--;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	struct spool_process p = {
+		.pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+		.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
+		.start_mono_ns = prof_state.start_mono_ns,
+		.timer = (uint32_t)prof_state.timer, .clock = (uint32_t)prof_state.cfg.clock,
+		/* --no-time: no period, no rate. */
+		.period_ns = prof_state.cfg.time ? prof_state.period_ns : 0,
+		.requested_hz = prof_state.cfg.time ? prof_state.cfg.hz : 0,
+		.max_depth = prof_state.cfg.max_depth,
+		.exe = str_of(exe, n > 0 ? (size_t)n : 0),
+		.cmdline = str_of(cmdline, cmd_len),
+		.flags = prof_state.timer == SPOOL_TIMER_PERF ?
+				 SPOOL_PROCESS_USER_ONLY : 0,
+		.space_interval = prof_state.cfg.space_interval,
+	};
+	struct spool_buf b;
+	spool_buf_init(&b, out, sizeof(out));
+	spool_put_file_header(&b, APPENDER_CHUNK);
+	if (spool_put_process(&b, &p) < 0)
+		return -ENOSPC;
+	return pwrite_all(spool_fd, out, b.len, 0);
+}
+
+/* Creates the spool on a fresh name; or takes over the empty file profrun
+ * created for it, provided it is still a regular file of ours (a symlink
+ * planted there is not followed). */
+static int
+open_spool(const char *path)
+{
+	const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd >= 0 ? fd : -errno;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
+/* Opens this image's spool: the one profrun prepared, for the process it
+ * started; OUTPUT.PID for any other process, or OUTPUT.PID.N (the first
+ * free N) when that exists, e.g. after an exec in the same process. O_EXCL
+ * makes sure no two processes ever write the same file. */
+static int
+open_image_spool(char *path, size_t cap)
+{
+	const struct prof_config *cfg = &prof_state.cfg;
+	int fd = -EEXIST;
+	if (cfg->primary) {
+		log_snprintf(path, cap, "%s", cfg->spool_path);
+		fd = open_spool(path);
+	}
+	for (int n = 0; fd == -EEXIST && n < 1000; n++) {
+		if (n == 0)
+			log_snprintf(path, cap, "%s.%d", cfg->output, (int)getpid());
+		else
+			log_snprintf(path, cap, "%s.%d.%d", cfg->output, (int)getpid(), n);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+int
+appender_open(void)
+{
+	int rc = open_image_spool(spool_name, sizeof(spool_name));
+	if (rc < 0)
+		return rc;
+	/* Keep the descriptor out of the low numbers the target uses. */
+	spool_fd = prof_fd_raise(rc, SPOOL_FD_MIN);
+	struct stat st;
+	if (fstat(spool_fd, &st) != 0) {
+		rc = -errno;
+		close(spool_fd);
+		spool_fd = -1;
+		return rc;
+	}
+	spool_dev = st.st_dev;
+	spool_ino = st.st_ino;
+	atomic_store(&lost_since_ns, 0);
+	atomic_store(&next_off, APPENDER_CHUNK);
+	atomic_store(&retry_after_ns, 0);
+	atomic_store(&warned_room, 0);
+	atomic_store(&samples, 0);
+	atomic_store(&finish_state, 0);
+	for (int i = 0; i < POOL_SIZE; i++)
+		atomic_store(&pool[i], 0);
+	return write_process();
+}
+
+const char *
+appender_path(void)
+{
+	return spool_name;
+}
+
+/* async-signal-safe */
+static void
+write_footer(uint32_t end_reason, uint32_t end_signal)
+{
+	struct rusage ru;
+	uint8_t out[SPOOL_REC_HEADER_LEN + 256];
+	getrusage(RUSAGE_SELF, &ru);
+	struct spool_footer f;
+	memset(&f, 0, sizeof(f));
+	f.end_mono_ns = prof_now_ns();
+	f.utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+		     (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	f.stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+		     (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	f.threads = atomic_load(&prof_state.threads_seen);
+	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
+		f.drops[i] = atomic_load(&prof_state.drops[i]);
+	f.samples = atomic_load(&samples);
+	f.end_reason = end_reason;
+	f.end_signal = end_signal;
+	struct spool_buf b;
+	spool_buf_init(&b, out, sizeof(out));
+	if (spool_put_footer(&b, &f) < 0)
+		return;
+	int fd = spool_fd_get(0);
+	if (fd < 0)
+		return;
+	/* A chunk after every other: the last footer in the file is the
+	 * last one written (an exec that failed writes a second). */
+	uint64_t off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
+	int rc = pwrite_all(fd, out, b.len, off);
+	if (rc < 0)
+		log_msg("%s: cannot write the spool's footer (%s)", spool_name,
+			error_words(-rc));
+}
+
+/* async-signal-safe */
+int
+appender_finish(uint32_t end_reason, uint32_t end_signal)
+{
+	int expect = 0;
+	if (spool_fd < 0 || !prof_in_image())
+		return -EBADF;
+	if (!atomic_compare_exchange_strong(&finish_state, &expect, 1)) {
+		/* Another thread is ending the image: let it write the
+		 * footer before this one goes on to end the process. */
+		for (int i = 0; i < 1000 && atomic_load(&finish_state) == 1; i++) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+		return -EALREADY;
+	}
+	write_footer(end_reason, end_signal);
+	/* After an exec that fails the process goes on, and so does its
+	 * spool. Otherwise the descriptor is closed, unless its number now
+	 * belongs to the program. */
+	if (end_reason != SPOOL_END_EXEC && fd_ours(spool_fd)) {
+		close(spool_fd);
+		spool_fd = -1;
+	}
+	atomic_store(&finish_state, 2);
+	return 0;
+}
+
+void
+appender_resume(void)
+{
+	atomic_store(&finish_state, 0);
+}
+
+void
+appender_prefork(void)
+{
+	pthread_mutex_lock(&shared_lock);
+}
+
+void
+appender_postfork_parent(void)
+{
+	pthread_mutex_unlock(&shared_lock);
+}
+
+void
+appender_forget_stream(struct appender_stream *s)
+{
+	if (s->base)
+		munmap(s->base, APPENDER_CHUNK);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+appender_postfork_child(void)
+{
+	pthread_mutex_init(&shared_lock, NULL);
+	appender_forget_stream(&shared);
+	/* The parent's spool and chunks are the parent's. */
+	if (fd_ours(spool_fd))
+		close(spool_fd);
+	spool_fd = -1;
+	for (int i = 0; i < POOL_SIZE; i++)
+		atomic_store(&pool[i], 0);
+	atomic_store(&finish_state, 2);
+}

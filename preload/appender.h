@@ -1,0 +1,100 @@
+/*
+ * appender: the spool file, written without a thread of its own.
+ * Layer: core.
+ *
+ * The file is its own buffer (profspool(5), format 2). It is laid out in
+ * chunks of APPENDER_CHUNK bytes; each stream (one per sampled thread, and
+ * one shared by threads that have none) maps a chunk of the file at a time
+ * and appends whole records to it with plain stores. A new chunk is taken
+ * with an atomic bump of the file's end, its blocks reserved (fallocate)
+ * before it is mapped, so that a store can never fault on a full disk.
+ * Nothing waits for a writer: what a thread stored is in the page cache,
+ * and a process killed at any moment, SIGKILL included, leaves every
+ * record it finished in the file. A record's type is stored last, and a
+ * zero type marks the rest of a chunk as unused, so a record cut short by
+ * a kill reads as unused space.
+ */
+#ifndef PROFRUN_APPENDER_H
+#define PROFRUN_APPENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define APPENDER_CHUNK (64u * 1024)
+
+/* One writer's current chunk. All zero: no chunk yet. Only its owner
+ * (one thread, its signal handler excluded while the thread appends)
+ * touches it. */
+struct appender_stream {
+	uint8_t *base; /* the chunk, mapped; NULL when none */
+	uint64_t off;  /* its offset in the file */
+	uint32_t pos;  /* bytes used */
+};
+
+/* Creates this image's spool (the one profrun prepared, or OUTPUT.PID[.N]
+ * for any other process; O_EXCL, no symlink followed, mode 0600) and
+ * writes the file header and PROCESS record. Returns 0 or -errno. Not
+ * async-signal-safe. */
+int
+appender_open(void);
+
+/* Path of this image's spool (valid after appender_open). */
+const char *
+appender_path(void);
+
+/* Appends one whole record of len bytes (at most APPENDER_CHUNK - 16) to
+ * s, taking a new chunk when the current one has no room. Returns 0, or
+ * -ENOSPC when no chunk could be had (the caller counts the drop), -ESRCH
+ * in a process that is not the profiled image (a child made by a raw
+ * clone() shares the parent's mappings, and must not write into them).
+ * async-signal-safe */
+int
+appender_append(struct appender_stream *s, const void *rec, size_t len);
+
+/* The stream's thread is leaving: its chunk, when it has room left, goes
+ * to a later stream (so that short threads do not each leave a chunk
+ * nearly empty). Not async-signal-safe in general; called at thread exit. */
+void
+appender_close_stream(struct appender_stream *s);
+
+/* Appends a record for a thread that has no stream of its own, through
+ * one shared stream under a lock that is only tried: returns 0 or
+ * -EBUSY/-ENOSPC (the caller counts the drop). Not async-signal-safe. */
+int
+appender_shared(const void *rec, size_t len);
+
+/* Writes the FOOTER, with how the image ended (enum spool_end), into a
+ * chunk of its own at the file's end. The first ending wins; a caller that
+ * comes second (another thread ending at the same moment) waits up to a
+ * second for the first to have written it, and returns -EALREADY. The
+ * spool stays open after SPOOL_END_EXEC (appender_resume carries on after
+ * a failed exec). async-signal-safe */
+int
+appender_finish(uint32_t end_reason, uint32_t end_signal);
+
+/* The exec that followed appender_finish(SPOOL_END_EXEC) failed: the image
+ * goes on, and a later footer supersedes the first. */
+void
+appender_resume(void);
+
+/* Sample records appended so far (for the footer). */
+uint64_t
+appender_samples(void);
+
+/* Fork hooks: the shared stream's lock is held across fork; the child
+ * forgets the parent's spool (its chunks are unmapped by
+ * appender_forget_stream, called for every stream it inherited). */
+void
+appender_prefork(void);
+void
+appender_postfork_parent(void);
+void
+appender_postfork_child(void);
+
+/* In a forked child: unmaps an inherited stream's chunk without writing
+ * to it (it belongs to the parent's file). */
+void
+appender_forget_stream(struct appender_stream *s);
+
+#endif
