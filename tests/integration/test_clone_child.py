@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""A child made by a raw clone() (no CLONE_VM, no atfork handlers) has a
+copy of the parent's memory, the parent's mappings of its spool included:
+it must never write into them. rawclone's child allocates 2000 blocks of
+777 bytes, then the parent 2000 of 555, all sampled (--space-interval=1):
+the parent's spool reads whole, with the parent's 2000 and none of the
+child's.
+
+usage: test_clone_child.py RAWCLONE
+"""
+import struct
+import sys
+
+import prof
+
+
+def test():
+    p = prof.profile(sys.argv[1], opts=['--space-interval=1'])
+    if p.stdout.split() != ['child', '0', 'done']:
+        raise prof.Fail(f'target output {p.stdout!r}, stderr {p.stderr!r}')
+    sizes = {}
+    for rtype, payload in prof.spool_records(p.spool, strict=True):
+        if rtype == 8:  # ALLOC
+            size = struct.unpack_from('<Q', payload, 16)[0]
+            sizes[size] = sizes.get(size, 0) + 1
+    print(f'ALLOC records of 555 bytes: {sizes.get(555, 0)}, of 777 bytes: '
+          f'{sizes.get(777, 0)}')
+    if sizes.get(777, 0):
+        raise prof.Fail(f'{sizes[777]} allocations of the cloned child in '
+                        'the parent\'s spool')
+    if sizes.get(555, 0) != 2000:
+        raise prof.Fail(f'{sizes.get(555, 0)} of the parent\'s 2000 '
+                        'allocations in its spool')
+
+
+prof.main(test)
