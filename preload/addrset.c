@@ -7,6 +7,9 @@
  * in one thread and the free in another is the target's own: it must have
  * handed the pointer over with some synchronisation, which orders our
  * stores too.
+ *
+ * Layer: base; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "addrset.h"
 

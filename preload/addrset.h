@@ -32,6 +32,8 @@
  * A set is a plain zero-initialised object in the library's own memory
  * (static storage), never on the target's heap. All functions are
  * async-signal-safe.
+ *
+ * Layer: base. Every function is async-signal-safe.
  */
 #ifndef PROFRUN_ADDRSET_H
 #define PROFRUN_ADDRSET_H

@@ -1,5 +1,8 @@
 /*
  * countdown: exponential draws and sample weights (see countdown.h).
+ *
+ * Layer: base; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "countdown.h"
 

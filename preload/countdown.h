@@ -32,6 +32,8 @@
  * no locks, no system calls after seeding. Nothing here is on the
  * allocation fast path (which only subtracts and compares); these run
  * once per sample. async-signal-safe (no allocation, no locks; libm only).
+ *
+ * Layer: base. Every function is async-signal-safe (pure arithmetic).
  */
 #ifndef PROFRUN_COUNTDOWN_H
 #define PROFRUN_COUNTDOWN_H

@@ -7,6 +7,9 @@
  * default disposition, so the instruction faults again and the kernel acts
  * as it would have without us (core dump included). Any other signal is
  * re-sent to the thread with tgkill once the default disposition is back.
+ *
+ * Layer: process life; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "endings.h"
 
@@ -15,6 +18,7 @@
 #include "state.h"
 #include "unwind.h"
 #include "appender.h"
+#include "real.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,27 +37,6 @@ static const int fatal_signals[] = {
 
 /* Signals whose current disposition is our handler (bit per signal). */
 static _Atomic unsigned long long ours;
-
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static _Atomic(sigaction_fn) real_sigaction;
-
-/* async-signal-safe once resolved; the first call (sampler_install, at
- * start-up, outside any handler) resolves it. */
-int
-endings_real_sigaction(int sig, const struct sigaction *act,
-		       struct sigaction *old)
-{
-	sigaction_fn real = atomic_load(&real_sigaction);
-	if (!real) {
-		real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-		atomic_store(&real_sigaction, real);
-	}
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real(sig, act, old);
-}
 
 static int
 is_ours(int sig)
@@ -101,14 +84,14 @@ endings_install(void)
 		int sig = fatal_signals[i];
 		struct sigaction old, sa;
 		if (sig == prof_state.cfg.sig ||
-		    endings_real_sigaction(sig, NULL, &old) < 0 ||
+		    real_sigaction()(sig, NULL, &old) < 0 ||
 		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = fatal_handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
 		sigfillset(&sa.sa_mask);
-		if (endings_real_sigaction(sig, &sa, NULL) == 0)
+		if (real_sigaction()(sig, &sa, NULL) == 0)
 			atomic_fetch_or(&ours, 1ull << sig);
 	}
 }
@@ -123,9 +106,9 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	    getpid() == prof_state.pid)
 		return sampler_sigaction(act, old);
 	if (!is_ours(sig))
-		return endings_real_sigaction(sig, act, old);
+		return real_sigaction()(sig, act, old);
 	struct sigaction prev;
-	int rc = endings_real_sigaction(sig, act, &prev);
+	int rc = real_sigaction()(sig, act, &prev);
 	if (rc == 0 && act)
 		atomic_fetch_and(&ours, ~(1ull << sig));
 	if (rc == 0 && old) {
@@ -135,12 +118,10 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	return rc;
 }
 
-typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
-
 /* Calls real (sigprocmask or pthread_sigmask) and tells the sampler
  * whether the sampling signal went from unblocked to blocked or back. */
 static int
-change_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
+change_mask(real_sigprocmask_fn real, int how, const sigset_t *set, sigset_t *old)
 {
 	int sig = prof_state.cfg.sig;
 	sigset_t before;
@@ -175,25 +156,13 @@ change_mask(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
 __attribute__((visibility("default"))) int
 sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static _Atomic(sigmask_fn) real;
-	sigmask_fn fn = atomic_load(&real);
-	if (!fn) {
-		fn = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
-		atomic_store(&real, fn);
-	}
-	return change_mask(fn, how, set, old);
+	return change_mask(real_sigprocmask(), how, set, old);
 }
 
 __attribute__((visibility("default"))) int
 pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static _Atomic(sigmask_fn) real;
-	sigmask_fn fn = atomic_load(&real);
-	if (!fn) {
-		fn = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
-		atomic_store(&real, fn);
-	}
-	return change_mask(fn, how, set, old);
+	return change_mask(real_pthread_sigmask(), how, set, old);
 }
 
 __attribute__((visibility("default"))) sighandler_t

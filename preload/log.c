@@ -2,6 +2,9 @@
  * log: async-signal-safe message formatting (see log.h). The formatter knows
  * only the conversions the library uses; anything else is copied verbatim so
  * that a mistake shows in the message rather than crashing the target.
+ *
+ * Layer: base; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "log.h"
 

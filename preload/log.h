@@ -3,6 +3,8 @@
  * signal handler. A tiny formatter into a stack buffer and one write(2) to
  * stderr, so that a message is never interleaved with the target's output
  * mid-line and never touches stdio or malloc.
+ *
+ * Layer: base. Every function is async-signal-safe.
  */
 #ifndef PROFRUN_LOG_H
 #define PROFRUN_LOG_H

@@ -1,10 +1,14 @@
 /*
  * offcpu: the poller of blocked threads (see offcpu.h).
+ *
+ * Layer: event sources; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "offcpu.h"
 
-#include "control.h"
+#include "gate.h"
 #include "log.h"
+#include "real.h"
 #include "spool.h"
 #include "state.h"
 #include "threads.h"
@@ -93,7 +97,7 @@ emit(struct watch *w)
 	spool_buf_init(&b, buf, sizeof(buf));
 	if (spool_put_sample(&b, &s, w->pcs) == 0) {
 		if (threads_emit(buf, b.len) == 0)
-			control_count_sample();
+			gate_count_sample();
 	}
 	w->weight = 0;
 }
@@ -260,7 +264,7 @@ static void
 tick(uint64_t now, uint64_t elapsed)
 {
 	int on = atomic_load_explicit(&prof_state.enabled, memory_order_relaxed) &&
-		 control_sampling();
+		 gate_open();
 	uint32_t used = threads_used();
 
 	for (uint32_t i = 0; i < used; i++) {
@@ -394,7 +398,7 @@ launch(void)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = threads_real_create(&poller, poller_main);
+	int rc = real_pthread_create()(&poller, NULL, poller_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;

@@ -31,6 +31,9 @@
  * CPU time spent in the kernel (the perf source counts user mode only),
  * and threads beyond the descriptors the poller may keep open (counted as
  * dropped, cause no-ring, once per thread).
+ *
+ * Layer: event sources. Its poller is the one thread the library may
+ * start (--clock=wall); nothing here runs in a signal handler.
  */
 #ifndef PROFRUN_OFFCPU_H
 #define PROFRUN_OFFCPU_H

@@ -2,8 +2,11 @@
  * preload: the library's entry points and the life of a process image:
  * the constructor that starts profiling when PROF_SPOOL is set, the fork
  * hooks, the exec and _exit wrappers and the destructor that finish the
- * spool, and the wrappers that keep the module table and thread names
- * current (dlclose, prctl, pthread_setname_np).
+ * spool, the pthread_create wrapper that attaches new threads, and the
+ * wrappers that keep the module table and thread names current (dlclose,
+ * prctl, pthread_setname_np). Layer: process life, the top: it calls
+ * every layer below and nothing calls it; none of it runs in a signal
+ * handler.
  *
  * Start-up order matters: the timer source is chosen before the spool is
  * written (its PROCESS record names it), the module table is filled before
@@ -19,6 +22,7 @@
 #include "endings.h"
 #include "log.h"
 #include "modules.h"
+#include "real.h"
 #include "offcpu.h"
 #include "sampler.h"
 #include "state.h"
@@ -36,15 +40,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-/* Resolves the next definition of a wrapped function once. */
-#define REAL(name, type)                                                     \
-	static _Atomic(type) real_##name;                                    \
-	type fn_##name = atomic_load(&real_##name);                          \
-	if (!fn_##name) {                                                    \
-		fn_##name = (type)dlsym(RTLD_NEXT, #name);                   \
-		atomic_store(&real_##name, fn_##name);                       \
-	}
 
 static int
 profiling_here(void)
@@ -79,7 +74,12 @@ start(void)
 			strerror(-rc));
 		return rc;
 	}
-	if ((rc = control_init()) < 0 || (rc = sampler_install()) < 0 || (rc = threads_init()) < 0 ||
+	static const struct threads_hooks hooks = {
+		.attached = alloc_thread_attach,
+		.leaving = alloc_thread_detach,
+	};
+	if ((rc = real_resolve_early()) < 0 || (rc = control_init()) < 0 ||
+	    (rc = sampler_install()) < 0 || (rc = threads_init(&hooks)) < 0 ||
 	    (rc = timer_process_start()) < 0 || (rc = offcpu_start()) < 0) {
 		log_msg("cannot start sampling (%s); profiling disabled",
 			strerror(-rc));
@@ -201,17 +201,12 @@ exec_failed(int began)
 	errno = saved_errno;
 }
 
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
-typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
 __attribute__((visibility("default"))) int
 execve(const char *path, char *const argv[], char *const envp[])
 {
-	REAL(execve, execve_fn);
 	int began = exec_begin();
-	int rc = fn_execve(path, argv, envp);
+	int rc = real_execve()(path, argv, envp);
 	exec_failed(began);
 	return rc;
 }
@@ -219,9 +214,8 @@ execve(const char *path, char *const argv[], char *const envp[])
 __attribute__((visibility("default"))) int
 execv(const char *path, char *const argv[])
 {
-	REAL(execv, execv_fn);
 	int began = exec_begin();
-	int rc = fn_execv(path, argv);
+	int rc = real_execv()(path, argv);
 	exec_failed(began);
 	return rc;
 }
@@ -229,9 +223,8 @@ execv(const char *path, char *const argv[])
 __attribute__((visibility("default"))) int
 execvp(const char *file, char *const argv[])
 {
-	REAL(execvp, execv_fn);
 	int began = exec_begin();
-	int rc = fn_execvp(file, argv);
+	int rc = real_execvp()(file, argv);
 	exec_failed(began);
 	return rc;
 }
@@ -239,9 +232,8 @@ execvp(const char *file, char *const argv[])
 __attribute__((visibility("default"))) int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	REAL(execvpe, execve_fn);
 	int began = exec_begin();
-	int rc = fn_execvpe(file, argv, envp);
+	int rc = real_execvpe()(file, argv, envp);
 	exec_failed(began);
 	return rc;
 }
@@ -250,9 +242,8 @@ __attribute__((visibility("default"))) int
 execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 	 int flags)
 {
-	REAL(execveat, execveat_fn);
 	int began = exec_begin();
-	int rc = fn_execveat(dirfd, path, argv, envp, flags);
+	int rc = real_execveat()(dirfd, path, argv, envp, flags);
 	exec_failed(began);
 	return rc;
 }
@@ -260,9 +251,8 @@ execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 __attribute__((visibility("default"))) int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
-	REAL(fexecve, fexecve_fn);
 	int began = exec_begin();
-	int rc = fn_fexecve(fd, argv, envp);
+	int rc = real_fexecve()(fd, argv, envp);
 	exec_failed(began);
 	return rc;
 }
@@ -313,7 +303,6 @@ execle(const char *path, const char *arg, ...)
 
 /* ---- _exit ---- */
 
-typedef void (*exit_fn)(int);
 
 static void
 finish_image(uint32_t end_reason)
@@ -332,33 +321,27 @@ finish_image(uint32_t end_reason)
 __attribute__((visibility("default"), noreturn)) void
 _exit(int status)
 {
-	REAL(_exit, exit_fn);
 	if (profiling_here())
 		finish_image(SPOOL_END__EXIT);
-	fn__exit(status);
+	real__exit()(status);
 	__builtin_unreachable();
 }
 
 __attribute__((visibility("default"), noreturn)) void
 _Exit(int status)
 {
-	REAL(_Exit, exit_fn);
 	if (profiling_here())
 		finish_image(SPOOL_END__EXIT);
-	fn__Exit(status);
+	real__Exit()(status);
 	__builtin_unreachable();
 }
 
 /* ---- thread names ---- */
 
-typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long,
-			unsigned long);
-typedef int (*setname_fn)(pthread_t, const char *);
 
 __attribute__((visibility("default"))) int
 prctl(int option, ...)
 {
-	REAL(prctl, prctl_fn);
 	va_list ap;
 	va_start(ap, option);
 	unsigned long a2 = va_arg(ap, unsigned long);
@@ -366,7 +349,7 @@ prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long);
 	unsigned long a5 = va_arg(ap, unsigned long);
 	va_end(ap);
-	int rc = fn_prctl(option, a2, a3, a4, a5);
+	int rc = real_prctl()(option, a2, a3, a4, a5);
 	if (rc == 0 && option == PR_SET_NAME && profiling_here()) {
 		int saved_errno = errno;
 		threads_record_name(pthread_self(), (const char *)a2);
@@ -378,25 +361,65 @@ prctl(int option, ...)
 __attribute__((visibility("default"))) int
 pthread_setname_np(pthread_t thread, const char *name)
 {
-	REAL(pthread_setname_np, setname_fn);
-	int rc = fn_pthread_setname_np(thread, name);
+	int rc = real_pthread_setname_np()(thread, name);
 	if (rc == 0 && profiling_here())
 		threads_record_name(thread, name);
 	return rc;
 }
 
+/* ---- threads ---- */
+
+/* A new thread's first code: attaches it, then runs the target's start
+ * routine. */
+static void *
+trampoline(void *arg)
+{
+	struct thread_slot *t = arg;
+	void *(*fn)(void *) = t->start_fn;
+	void *fn_arg = t->start_arg;
+	alloc_guard_enter(); /* attach's allocations are not the target's */
+	threads_attach(t);
+	/* The wall clock's file for this thread, opened here, in the
+	 * program's new thread, rather than later by the poller. */
+	offcpu_thread_started();
+	alloc_guard_leave();
+	return fn(fn_arg);
+}
+
+__attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+	       void *(*routine)(void *), void *arg)
+{
+	real_pthread_create_fn real = real_pthread_create();
+	if (!real)
+		return EAGAIN;
+	if (!atomic_load(&prof_state.enabled) || !profiling_here())
+		return real(thread, attr, routine, arg);
+	struct thread_slot *t = threads_claim();
+	if (!t) {
+		prof_drop(SPOOL_DROP_NO_RING);
+		return real(thread, attr, routine, arg);
+	}
+	t->start_fn = routine;
+	t->start_arg = arg;
+	int rc = real(thread, attr, trampoline, t);
+	if (rc != 0)
+		atomic_store(&t->state, THREAD_FREE);
+	else
+		modules_poll(); /* (not in the new thread: it may be first) */
+	return rc;
+}
+
 /* ---- dlclose ---- */
 
-typedef int (*dlclose_fn)(void *);
 
 __attribute__((visibility("default"))) int
 dlclose(void *handle)
 {
-	REAL(dlclose, dlclose_fn);
 	int profiling = profiling_here();
 	if (profiling)
 		modules_unload_begin();
-	int rc = fn_dlclose(handle);
+	int rc = real_dlclose()(handle);
 	int saved_errno = errno;
 	if (profiling)
 		modules_unload_end();

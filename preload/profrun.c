@@ -9,6 +9,8 @@
  * can be created. The spool is written under a fresh temporary name and
  * renamed into place when the program has ended, keeping an older spool as
  * FILE.old, as perf does with perf.data.
+ *
+ * Not part of the preloaded library: the launcher, an ordinary program.
  */
 #include "log.h"
 #include "spool.h"

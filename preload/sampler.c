@@ -5,11 +5,14 @@
  * A signal that our timer did not send (kill, sigqueue, another timer) is
  * given to whatever disposition the target had before us, so installing the
  * profiler does not change what such a signal does.
+ *
+ * Layer: event sources; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "sampler.h"
 
-#include "control.h"
-#include "endings.h"
+#include "gate.h"
+#include "real.h"
 #include "state.h"
 #include "threads.h"
 #include "timer.h"
@@ -47,7 +50,7 @@ take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
 	    appender_append(&t->stream, buf, b.len) < 0)
 		prof_drop(SPOOL_DROP_WRITE);
 	else
-		control_count_sample();
+		gate_count_sample();
 }
 
 /* async-signal-safe */
@@ -69,7 +72,7 @@ pass_on(int sig, siginfo_t *si, void *uc)
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	endings_real_sigaction(sig, &dfl, NULL);
+	real_sigaction()(sig, &dfl, NULL);
 	syscall(SYS_tgkill, getpid(), gettid(), sig);
 }
 
@@ -105,7 +108,7 @@ handler(int sig, siginfo_t *si, void *ucv)
 				 : -1;
 		if (fd >= 0)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (enabled && !control_sampling())
+		if (enabled && !gate_open())
 			timer_sample_weight(si); /* paused: restart the weight's clock */
 		else if (enabled && t->busy)
 			prof_drop(SPOOL_DROP_REENTRANT);
@@ -174,7 +177,7 @@ sampler_install(void)
 	sa.sa_sigaction = handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (endings_real_sigaction(prof_state.cfg.sig, &sa, &previous) < 0)
+	if (real_sigaction()(prof_state.cfg.sig, &sa, &previous) < 0)
 		return -errno;
 	return 0;
 }

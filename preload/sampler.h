@@ -1,7 +1,11 @@
 /*
  * sampler: the sampling signal's handler. It takes one CPU-time sample of
  * the interrupted thread: unwinds from the signal context and appends a
- * SAMPLE record to the thread's ring. No malloc, no lock, no stdio.
+ * SAMPLE record to the thread's stream of the spool. No malloc, no
+ * lock, no stdio.
+ *
+ * Layer: event sources. The handler is async-signal-safe; installing it
+ * and the mask bookkeeping are not.
  */
 #ifndef PROFRUN_SAMPLER_H
 #define PROFRUN_SAMPLER_H

@@ -3,6 +3,9 @@
  * profrun validates options before starting the target, so a bad PROF_*
  * value here means the library was preloaded by hand; it says so and stays
  * inert rather than guessing.
+ *
+ * Layer: base; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "state.h"
 

@@ -2,6 +2,9 @@
  * state: the preload library's per-process state and configuration, the one
  * place global mutable state lives. Everything else reaches it through
  * prof_state.
+ *
+ * Layer: base. Functions marked async-signal-safe may run in a handler or
+ * inside malloc; prof_config_from_env may not.
  */
 #ifndef PROFRUN_STATE_H
 #define PROFRUN_STATE_H

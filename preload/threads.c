@@ -1,17 +1,17 @@
 /*
- * threads: the slot table and the pthread_create wrapper (see threads.h).
+ * threads: the slot table (see threads.h). Layer: core.
  *
- * A new thread is attached from a trampoline that runs before the target's
- * start routine, so it is sampled from its first instruction; a pthread key
- * destructor detaches it on every way out (return or pthread_exit). The
- * slot is claimed in the creating thread and passed to the trampoline as
- * its argument, so no memory is allocated on the target's heap.
+ * A new thread is attached from a trampoline (preload.c's pthread_create
+ * wrapper) that runs before the target's start routine, so it is sampled
+ * from its first instruction; a pthread key destructor detaches it on
+ * every way out (return or pthread_exit). The slot is claimed in the
+ * creating thread and passed to the trampoline as its argument, so no
+ * memory is allocated on the target's heap.
  */
 #include "threads.h"
 
-#include "alloc.h"
 #include "log.h"
-#include "offcpu.h"
+#include "real.h"
 #include "state.h"
 #include "timer.h"
 
@@ -32,9 +32,7 @@ static _Atomic uint32_t slots_used;
 static pthread_key_t exit_key;
 static __thread struct thread_slot *self __attribute__((tls_model("initial-exec")));
 
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-static _Atomic(pthread_create_fn) real_pthread_create;
+static struct threads_hooks hooks;
 
 /* async-signal-safe */
 struct thread_slot *
@@ -55,8 +53,8 @@ threads_slot(uint32_t i)
 	return &slots[i];
 }
 
-static struct thread_slot *
-claim_slot(void)
+struct thread_slot *
+threads_claim(void)
 {
 	for (uint32_t i = 0; i < THREADS_MAX; i++) {
 		int expect = THREAD_FREE;
@@ -114,10 +112,8 @@ find_stack(struct thread_slot *t)
 	pthread_attr_destroy(&attr);
 }
 
-/* Attaches the calling thread to slot t. On failure the slot is released
- * and the thread runs unsampled. */
-static int
-attach(struct thread_slot *t)
+int
+threads_attach(struct thread_slot *t)
 {
 	t->tid = gettid();
 	t->adopted = 0;
@@ -127,7 +123,8 @@ attach(struct thread_slot *t)
 	atomic_store(&t->has_timer, 0);
 	memset(&t->stream, 0, sizeof(t->stream));
 	find_stack(t);
-	alloc_thread_attach(t);
+	if (hooks.attached)
+		hooks.attached(t);
 	record_thread(t, SPOOL_THREAD_START);
 	atomic_fetch_add(&prof_state.threads_seen, 1);
 	self = t;
@@ -152,7 +149,8 @@ threads_detach_self(void)
 	sigaddset(&set, prof_state.cfg.sig);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	timer_thread_stop(t);
-	alloc_thread_detach(t);
+	if (hooks.leaving)
+		hooks.leaving(t);
 	record_thread(t, SPOOL_THREAD_EXIT);
 	self = NULL;
 	appender_close_stream(&t->stream);
@@ -267,39 +265,6 @@ threads_record_name(pthread_t thread, const char *name)
 	}
 }
 
-static void *
-trampoline(void *arg)
-{
-	struct thread_slot *t = arg;
-	void *(*fn)(void *) = t->start_fn;
-	void *fn_arg = t->start_arg;
-	alloc_guard_enter(); /* attach's allocations are not the target's */
-	attach(t);
-	/* The wall clock's file for this thread, opened here, in the
-	 * program's new thread, rather than later by the poller. */
-	offcpu_thread_started();
-	alloc_guard_leave();
-	return fn(fn_arg);
-}
-
-static pthread_create_fn
-resolve_pthread_create(void)
-{
-	pthread_create_fn fn = atomic_load(&real_pthread_create);
-	if (!fn) {
-		fn = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-		atomic_store(&real_pthread_create, fn);
-	}
-	return fn;
-}
-
-int
-threads_real_create(pthread_t *thread, void *(*fn)(void *))
-{
-	pthread_create_fn real = resolve_pthread_create();
-	return real ? real(thread, NULL, fn, NULL) : ENOSYS;
-}
-
 /* Threads already running when the library starts (created by another
  * library's constructor, or by clone) get a slot and a timer aimed at
  * them; each binds to its slot in the handler, at its first sample. */
@@ -314,7 +279,7 @@ adopt_existing(void)
 		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
 		if (tid <= 0 || tid == gettid())
 			continue;
-		struct thread_slot *t = claim_slot();
+		struct thread_slot *t = threads_claim();
 		if (!t)
 			break;
 		memset(&t->stream, 0, sizeof(t->stream));
@@ -430,39 +395,16 @@ threads_reap_adopted(void)
 }
 
 int
-threads_init(void)
+threads_init(const struct threads_hooks *h)
 {
-	if (!resolve_pthread_create())
-		return -ENOSYS;
+	hooks = *h;
 	if (pthread_key_create(&exit_key, exit_key_destructor) != 0)
 		return -EAGAIN;
-	struct thread_slot *t = claim_slot();
+	struct thread_slot *t = threads_claim();
 	if (!t)
 		return -ENOSPC;
-	int rc = attach(t);
+	int rc = threads_attach(t);
 	if (rc == 0)
 		adopt_existing();
-	return rc;
-}
-
-__attribute__((visibility("default"))) int
-pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-	       void *(*start)(void *), void *arg)
-{
-	pthread_create_fn real = resolve_pthread_create();
-	if (!real)
-		return EAGAIN;
-	if (!atomic_load(&prof_state.enabled))
-		return real(thread, attr, start, arg);
-	struct thread_slot *t = claim_slot();
-	if (!t) {
-		prof_drop(SPOOL_DROP_NO_RING);
-		return real(thread, attr, start, arg);
-	}
-	t->start_fn = start;
-	t->start_arg = arg;
-	int rc = real(thread, attr, trampoline, t);
-	if (rc != 0)
-		atomic_store(&t->state, THREAD_FREE);
 	return rc;
 }

@@ -69,10 +69,29 @@ struct thread_slot {
 struct thread_slot *
 threads_self(void);
 
-/* Sets up thread tracking and attaches the calling (main) thread.
- * Returns 0 or -errno. */
+/* What the layers above do when a thread joins or leaves: attached runs
+ * in the thread, once its slot is set up and before its start is
+ * recorded; leaving in the thread, at its exit, before its exit is
+ * recorded (the space sampler's call counts go out then). */
+struct threads_hooks {
+	void (*attached)(struct thread_slot *t);
+	void (*leaving)(struct thread_slot *t);
+};
+
+/* Sets up thread tracking with hooks and attaches the calling (main)
+ * thread. Returns 0 or -errno. */
 int
-threads_init(void);
+threads_init(const struct threads_hooks *hooks);
+
+/* Claims a free slot for a thread about to be created, or NULL. */
+struct thread_slot *
+threads_claim(void);
+
+/* Attaches the calling thread, a new one, to the slot claimed for it:
+ * its stream, stack, timer and start record. On failure the slot is
+ * released and the thread runs unsampled. Returns 0 or -errno. */
+int
+threads_attach(struct thread_slot *t);
 
 /* For a thread that has no slot of its own yet (one that was running
  * before the library started): finds the slot adopted for it, makes it
@@ -122,11 +141,6 @@ threads_quiesce(void);
 /* Stops every thread's timer (process end). */
 void
 threads_stop_all_timers(void);
-
-/* Starts a thread of the profiler's own with the real pthread_create (it
- * gets no slot and is never sampled). Returns 0 or an error number. */
-int
-threads_real_create(pthread_t *thread, void *(*fn)(void *));
 
 /* In a forked child: forget every slot but the caller's (the only thread
  * the child has), unmap every stream (they are the parent's spool's) and

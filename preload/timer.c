@@ -12,6 +12,9 @@
  * (posix, itimer) cannot make that distinction.
  * Descriptors are moved above the low numbers a target is likely to
  * dup2() onto or close in a loop.
+ *
+ * Layer: core; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "timer.h"
 

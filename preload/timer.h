@@ -13,6 +13,9 @@
  * Each sample is weighted by the CPU time it stands for, so a source that
  * delivers fewer signals than asked (overruns, tick granularity) still gives
  * right totals; the report shows the delivered rate next to the requested.
+ *
+ * Layer: core. timer_signal_is_ours, timer_sample_weight and
+ * timer_close_perf are async-signal-safe; arming and probing are not.
  */
 #ifndef PROFRUN_TIMER_H
 #define PROFRUN_TIMER_H

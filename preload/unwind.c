@@ -6,6 +6,9 @@
  * reads. find_proc_info hands libunwind the .eh_frame_hdr search table of
  * the module that holds the IP, which is what its own dl_iterate_phdr
  * callback would have found.
+ *
+ * Layer: core; what may run in a signal handler or inside malloc
+ * is marked async-signal-safe, here and in the header.
  */
 #include "unwind.h"
 

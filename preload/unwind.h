@@ -9,6 +9,9 @@
  * read registers from the signal's ucontext, and read memory directly only
  * where it is known to be mapped (the thread's stack, a loaded module), and
  * through process_vm_readv (which fails instead of faulting) anywhere else.
+ *
+ * Layer: core. The walks are async-signal-safe; unwind_init and
+ * unwind_flush_cache are not.
  */
 #ifndef PROFRUN_UNWIND_H
 #define PROFRUN_UNWIND_H
