@@ -476,7 +476,7 @@ int
 appender_finish(uint32_t end_reason, uint32_t end_signal)
 {
 	int expect = 0;
-	if (spool_fd < 0 || !prof_in_image())
+	if (!prof_in_image())
 		return -EBADF;
 	if (!atomic_compare_exchange_strong(&finish_state, &expect, 1)) {
 		/* Another thread is ending the image: let it write the
@@ -486,6 +486,10 @@ appender_finish(uint32_t end_reason, uint32_t end_signal)
 			nanosleep(&ms, NULL);
 		}
 		return -EALREADY;
+	}
+	if (spool_fd < 0) {
+		atomic_store(&finish_state, 2);
+		return -EBADF;
 	}
 	write_footer(end_reason, end_signal);
 	/* After an exec that fails the process goes on, and so does its

@@ -1,0 +1,253 @@
+/*
+ * Unit tests of the spool appender (preload/appender.c), a core module of
+ * the preload library built here on its own with the base below it
+ * (state, log, the spool encoder): records of several streams land whole
+ * in their chunks and read back in order; a stream goes on in a new chunk
+ * when one is full and none crosses a chunk's end; a chunk a stream
+ * closed half-full serves the next; a full file (RLIMIT_FSIZE) costs
+ * records, never a fault; a forked child never writes into its parent's
+ * chunks; and the first of two endings writes the footer.
+ */
+#include "appender.h"
+#include "spool.h"
+#include "state.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* A fresh spool path in a directory of its own, and the process state an
+ * image would have. */
+static void
+setup(void)
+{
+	strcpy(dir, "/tmp/test-appender-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(&prof_state.cfg, 0, sizeof(prof_state.cfg));
+	snprintf(prof_state.cfg.spool_path, sizeof(prof_state.cfg.spool_path),
+		 "%s/x.spool", dir);
+	snprintf(prof_state.cfg.output, sizeof(prof_state.cfg.output),
+		 "%s/x.spool", dir);
+	prof_state.cfg.primary = 1;
+	prof_state.pid = getpid();
+	prof_state.start_mono_ns = prof_now_ns();
+	prof_image_mark();
+	ck_assert_int_eq(appender_open(), 0);
+}
+
+static void
+teardown(void)
+{
+	unlink(prof_state.cfg.spool_path);
+	rmdir(dir);
+}
+
+/* A THREAD record of tid with a name of len bytes, into buf. */
+static size_t
+thread_rec(uint8_t *buf, size_t cap, uint32_t tid, size_t len)
+{
+	static const char name[4096];
+	struct spool_buf b;
+	struct spool_thread t = {
+		.time_ns = tid, .tid = tid, .event = SPOOL_THREAD_NAME,
+		.name = { name, (uint32_t)len },
+	};
+	spool_buf_init(&b, buf, cap);
+	ck_assert_int_eq(spool_put_thread(&b, &t), 0);
+	return b.len;
+}
+
+static uint8_t *
+read_spool(size_t *size)
+{
+	int fd = open(prof_state.cfg.spool_path, O_RDONLY);
+	struct stat st;
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	uint8_t *p = malloc((size_t)st.st_size + 1);
+	ck_assert_int_eq(pread(fd, p, (size_t)st.st_size, 0), st.st_size);
+	close(fd);
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+/* Reads the spool back: the tids of its THREAD records in file order
+ * (up to max), whether it has a footer, and its status at the end. */
+static int
+read_back(uint32_t *tids, size_t max, size_t *n, int *footer)
+{
+	size_t size;
+	uint8_t *p = read_spool(&size);
+	struct spool_cursor c;
+	struct spool_rec r;
+	struct spool_thread t;
+	int st;
+	ck_assert_int_eq(spool_cursor_init(&c, p, size), 0);
+	ck_assert_uint_eq(c.chunk, APPENDER_CHUNK);
+	*n = 0;
+	*footer = 0;
+	while ((st = spool_next(&c, &r)) == SPOOL_OK) {
+		ck_assert_uint_le(r.offset % APPENDER_CHUNK + 8 + r.len,
+				  APPENDER_CHUNK);
+		if (r.type == SPOOL_REC_FOOTER)
+			(*footer)++;
+		if (r.type != SPOOL_REC_THREAD)
+			continue;
+		ck_assert_int_eq(spool_get_thread(&r, &t), 0);
+		if (*n < max)
+			tids[(*n)++] = t.tid;
+	}
+	free(p);
+	return st;
+}
+
+START_TEST(appender_streams_read_back)
+{
+	struct appender_stream a = { 0 }, b = { 0 };
+	uint8_t buf[4096];
+	uint32_t tids[4000];
+	size_t n;
+	int footer;
+
+	/* 3,000 records of 1 KiB from two streams: about 25 chunks each. */
+	for (uint32_t i = 0; i < 3000; i++) {
+		size_t len = thread_rec(buf, sizeof(buf), i, 1000);
+		ck_assert_int_eq(appender_append(i % 2 ? &b : &a, buf, len), 0);
+	}
+	ck_assert_int_eq(appender_finish(SPOOL_END_EXIT, 0), 0);
+	ck_assert_int_eq(read_back(tids, 4000, &n, &footer), SPOOL_END);
+	ck_assert_uint_eq(n, 3000);
+	ck_assert_int_eq(footer, 1);
+	/* Each stream's records in its own order. */
+	uint32_t next[2] = { 0, 1 };
+	for (size_t i = 0; i < n; i++) {
+		int s = tids[i] % 2;
+		ck_assert_uint_eq(tids[i], next[s]);
+		next[s] += 2;
+	}
+}
+END_TEST
+
+START_TEST(appender_closed_chunk_serves_next)
+{
+	struct appender_stream a = { 0 }, b = { 0 };
+	uint8_t buf[256];
+	size_t len = thread_rec(buf, sizeof(buf), 1, 100);
+
+	ck_assert_int_eq(appender_append(&a, buf, len), 0);
+	uint64_t off = a.off;
+	uint32_t pos = a.pos;
+	appender_close_stream(&a);
+	ck_assert_ptr_null(a.base);
+	ck_assert_int_eq(appender_append(&b, buf, len), 0);
+	ck_assert_uint_eq(b.off, off);
+	ck_assert_uint_eq(b.pos, pos + len);
+}
+END_TEST
+
+START_TEST(appender_full_file_drops)
+{
+	struct appender_stream a = { 0 };
+	uint8_t buf[4096];
+	size_t len = thread_rec(buf, sizeof(buf), 7, 1000);
+	struct rlimit rl = { 3 * APPENDER_CHUNK, 3 * APPENDER_CHUNK };
+	uint32_t tids[200];
+	size_t n;
+	int footer, ok = 0, refused = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	/* Room for chunks 1 and 2: the third is refused, and so is every
+	 * record after it, without a fault. */
+	for (int i = 0; i < 200; i++) {
+		int rc = appender_append(&a, buf, len);
+		ck_assert(rc == 0 || rc == -ENOSPC);
+		rc == 0 ? ok++ : refused++;
+	}
+	ck_assert_int_gt(ok, 100);
+	ck_assert_int_gt(refused, 0);
+	ck_assert_int_eq(read_back(tids, 200, &n, &footer), SPOOL_END);
+	ck_assert_uint_eq(n, (size_t)ok);
+}
+END_TEST
+
+START_TEST(appender_child_never_writes)
+{
+	struct appender_stream a = { 0 };
+	uint8_t buf[256];
+	size_t len = thread_rec(buf, sizeof(buf), 1, 10);
+	uint32_t tids[8];
+	size_t n;
+	int footer, status;
+
+	ck_assert_int_eq(appender_append(&a, buf, len), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* The copy of the parent's stream, and the parent's spool. */
+		len = thread_rec(buf, sizeof(buf), 2, 10);
+		_exit(appender_append(&a, buf, len) == -ESRCH &&
+			      appender_finish(SPOOL_END_EXIT, 0) == -EBADF ?
+		      0 :
+		      1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_eq(appender_append(&a, buf, len), 0);
+	ck_assert_int_eq(read_back(tids, 8, &n, &footer), SPOOL_END);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(tids[0], 1);
+	ck_assert_uint_eq(tids[1], 1);
+	ck_assert_int_eq(footer, 0);
+}
+END_TEST
+
+START_TEST(appender_second_ending_waits)
+{
+	uint32_t tids[1];
+	size_t n;
+	int footer;
+
+	ck_assert_int_eq(appender_finish(SPOOL_END_SIGNAL, SIGSEGV), 0);
+	ck_assert_int_eq(appender_finish(SPOOL_END_EXIT, 0), -EALREADY);
+	ck_assert_int_eq(read_back(tids, 1, &n, &footer), SPOOL_END);
+	ck_assert_int_eq(footer, 1);
+}
+END_TEST
+
+static Suite *
+appender_suite(void)
+{
+	Suite *s = suite_create("preload:appender");
+	TCase *tc = tcase_create("appender");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, appender_streams_read_back);
+	tcase_add_test(tc, appender_closed_chunk_serves_next);
+	tcase_add_test(tc, appender_full_file_drops);
+	tcase_add_test(tc, appender_child_never_writes);
+	tcase_add_test(tc, appender_second_ending_waits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(appender_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
