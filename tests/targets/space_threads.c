@@ -8,10 +8,12 @@
  * (nothing of the sites in use at exit).
  *
  * Each thread is named alloc-SHARE and prints the exact number of malloc
- * and free calls it made, which the call counts must match. 1 GiB in all
- * at scale 1 (argv[1]).
+ * and free calls it made, which the call counts must match, and its user
+ * CPU time (getrusage RUSAGE_THREAD), which its time samples must cover.
+ * 1 GiB in all at scale 1 (argv[1]).
  */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ struct job {
 	size_t block;
 	uint64_t (*site)(const struct job *j);
 	uint64_t calls;
+	uint64_t utime_ns;
 };
 
 static void *volatile sink;
@@ -74,6 +77,10 @@ run(void *arg)
 	struct job *j = arg;
 	pthread_setname_np(pthread_self(), j->name);
 	j->calls = j->site(j);
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0)
+		j->utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+			      (uint64_t)ru.ru_utime.tv_usec * 1000u;
 	return NULL;
 }
 
@@ -83,10 +90,10 @@ main(int argc, char **argv)
 	uint64_t total = (uint64_t)(work_scale(argc, argv, 1) * 1024.0 *
 				    1024 * 1024);
 	struct job jobs[4] = {
-		{ "alloc-40", total * 4 / 10, 256, site_40, 0 },
-		{ "alloc-30", total * 3 / 10, 4096, site_30, 0 },
-		{ "alloc-20", total * 2 / 10, 96, site_20, 0 },
-		{ "alloc-10", total * 1 / 10, 32768, site_10, 0 },
+		{ "alloc-40", total * 4 / 10, 256, site_40, 0, 0 },
+		{ "alloc-30", total * 3 / 10, 4096, site_30, 0, 0 },
+		{ "alloc-20", total * 2 / 10, 96, site_20, 0, 0 },
+		{ "alloc-10", total * 1 / 10, 32768, site_10, 0, 0 },
 	};
 	pthread_t tids[4];
 
@@ -101,8 +108,9 @@ main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		pthread_join(tids[i], NULL);
 	for (int i = 0; i < 4; i++)
-		printf("%s calls=%llu bytes=%llu\n", jobs[i].name,
+		printf("%s calls=%llu bytes=%llu utime_ns=%llu\n", jobs[i].name,
 		       (unsigned long long)jobs[i].calls,
-		       (unsigned long long)(jobs[i].calls * jobs[i].block));
+		       (unsigned long long)(jobs[i].calls * jobs[i].block),
+		       (unsigned long long)jobs[i].utime_ns);
 	return 0;
 }
