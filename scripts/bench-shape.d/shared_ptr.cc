@@ -1,0 +1,46 @@
+/*
+ * shared_ptr: the C++ loop of scripts/bench-shape. N copies of one
+ * std::shared_ptr<int>, each passed by value to a function the compiler may
+ * neither inline nor analyze, so that every copy really increments and
+ * decrements the reference count. libstdc++ (GCC 11 and later) makes those
+ * plain increments while __libc_single_threaded is set and atomic ones
+ * (lock-prefixed) once the process has had a second thread. Not built by
+ * meson; bench_shape.py compiles it with the system's c++:
+ *
+ *   c++ -O2 -o shared_ptr scripts/bench-shape.d/shared_ptr.cc
+ *
+ * usage: shared_ptr N
+ * At the end it prints single=%d, __libc_single_threaded, to stderr.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <sys/single_threaded.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define OPAQUE __attribute__((noinline, noipa))
+#else
+#define OPAQUE __attribute__((noinline, optnone))
+#endif
+
+OPAQUE static long
+use(std::shared_ptr<int> p)
+{
+	return *p;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2) {
+		std::fputs("usage: shared_ptr N\n", stderr);
+		return 2;
+	}
+	long n = std::strtol(argv[1], nullptr, 10);
+	auto sp = std::make_shared<int>(1);
+	long sum = 0;
+	for (long i = 0; i < n; i++)
+		sum += use(sp);
+	std::fprintf(stderr, "single=%d\n", (int)__libc_single_threaded);
+	return sum == n && sp.use_count() == 1 ? 0 : 1;
+}
