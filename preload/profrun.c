@@ -724,12 +724,33 @@ install_spool(const char *tmp, const char *output)
 	return 0;
 }
 
+/* path made absolute against the current directory: a program that
+ * changes directory (make -C, git -C) must still find its spool, and its
+ * children put theirs beside it. Exits 2 when it cannot be. */
+static const char *
+absolute(const char *path, char *buf, size_t cap)
+{
+	char cwd[PATH_MAX];
+	if (path[0] == '/')
+		return path;
+	if (!getcwd(cwd, sizeof(cwd)) ||
+	    snprintf(buf, cap, "%s/%s", cwd, path) >= (int)cap) {
+		fprintf(stderr, "profrun: %s: cannot make the path absolute: %s\n",
+			path, strerror(errno ? errno : ENAMETOOLONG));
+		exit(2);
+	}
+	return buf;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct options o;
 	int first = parse_options(argc, argv, &o);
-	char path[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], lib[PATH_MAX], tmp[PATH_MAX + 64], out[PATH_MAX];
+	/* Messages name the spool as the user wrote it. */
+	const char *shown = o.output;
+	o.output = absolute(o.output, out, sizeof(out));
 
 	resolve_program(argv[first], path, sizeof(path));
 	check_dynamic(argv[first], path);
@@ -748,9 +769,9 @@ main(int argc, char **argv)
 	if (summarise(tmp, &s) < 0) {
 		unlink(tmp);
 		fprintf(stderr, "profrun: %s: no spool was written (see the "
-			"profiler's message above)\n", o.output);
+			"profiler's message above)\n", shown);
 	} else if (install_spool(tmp, o.output) == 0 && !o.quiet) {
-		report(o.output, &s, count_child_spools(o.output, started));
+		report(shown, &s, count_child_spools(o.output, started));
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -162,8 +162,13 @@ sampler_mask_changed(int was_blocked, int is_blocked)
 		return;
 	}
 	/* While blocked, at most one signal stayed pending (and was delivered
-	 * on unblocking); the others the timer sent were lost. */
-	uint64_t cpu = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->blocked_since_ns;
+	 * on unblocking); the others the timer sent were lost. (No timer, no
+	 * loss: --no-time. And a clock behind the mark, which a forked
+	 * child's fresh clock was before its slot was reset, is no time.) */
+	if (prof_state.timer == SPOOL_TIMER_NONE)
+		return;
+	uint64_t now = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu = now > t->blocked_since_ns ? now - t->blocked_since_ns : 0;
 	uint64_t missed = cpu / prof_state.period_ns;
 	if (missed > 1)
 		atomic_fetch_add(&prof_state.drops[SPOOL_DROP_BLOCKED], missed - 1);

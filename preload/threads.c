@@ -235,6 +235,9 @@ threads_postfork_child(void)
 	if (self) {
 		self->tid = gettid();
 		self->busy = 0;
+		/* The child's CPU clock starts afresh: a mask blocked across
+		 * fork (as spawners do) counts from here. */
+		self->blocked_since_ns = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	}
 	return self;
 }

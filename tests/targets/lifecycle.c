@@ -13,6 +13,8 @@
  *   execfail     work, an exec that fails, more work, exit 0
  *   disposition  exit 0 when SIGINT, SIGTERM and SIGSEGV show the default
  *                disposition and signal() returns SIG_DFL, else 1
+ *   forkmask     work, then block every signal and fork (as spawners do);
+ *                the child unblocks them, works in before_end, exits 0
  */
 #include <signal.h>
 #include <spawn.h>
@@ -115,6 +117,20 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (strcmp(mode, "tree") == 0)
 		return tree(argv[0], argc > 2 ? atoi(argv[2]) : 0);
+	if (strcmp(mode, "forkmask") == 0) {
+		sigset_t all, old;
+		before_end();
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
+		pid_t pid = fork();
+		if (pid == 0) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			before_end();
+			_exit(0);
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return wait_child(pid);
+	}
 	if (strcmp(mode, "disposition") == 0)
 		return dispositions_are_default() ? 0 : 1;
 	if (strcmp(mode, "spawn") == 0) {
