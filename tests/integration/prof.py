@@ -288,20 +288,28 @@ def tolerance(p, n):
 
 def check_shares(report, expected, *, key='self_samples', label=''):
     """Checks that the functions named in expected ({name: weight}) split
-    their samples (key) among themselves in proportion to the weights."""
+    their samples (key) among themselves in proportion to the weights.
+    With key='self' the shares are of the time the samples stand for (the
+    report's own figures), the tolerance still from the sample count."""
     counts = {name: field(need_func(report, name), key) for name in expected}
     n = sum(counts.values())
-    if n < MIN_SAMPLES:
-        raise Fail(f'{label}: only {n} {key} in {", ".join(expected)} '
-                   f'(need {MIN_SAMPLES}); heaviest:\n{top(report)}')
+    if key == 'self':
+        n_samples = sum(field(need_func(report, name), 'self_samples')
+                        for name in expected)
+    else:
+        n_samples = n
+    if n_samples < MIN_SAMPLES:
+        raise Fail(f'{label}: only {n_samples} samples in '
+                   f'{", ".join(expected)} (need {MIN_SAMPLES}); '
+                   f'heaviest:\n{top(report)}')
     weights = sum(expected.values())
     errors = []
     for name, w in expected.items():
         p = w / weights
         q = counts[name] / n
-        tol = tolerance(p, n)
+        tol = tolerance(p, n_samples)
         ok = abs(q - p) <= tol
-        print(f'{label}: {name}: {q:.3f} of {n} {key}, want '
+        print(f'{label}: {name}: {q:.3f} of {n:g} {key}, want '
               f'{p:.3f} +- {tol:.3f} {"ok" if ok else "WRONG"}')
         if not ok:
             errors.append(f'{name} {q:.3f} not {p:.3f} +- {tol:.3f}')

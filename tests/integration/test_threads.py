@@ -22,8 +22,12 @@ def test():
         threads = prof.field(r, 'threads')
         if threads != 5:
             raise prof.Fail(f'{timer}: {threads} threads, want 5 (main + 4)')
+        # By the time the samples stand for: a tick-driven source
+        # (posix, itimer) on a loaded machine delivers a thread's signals
+        # in bursts that each carry several periods (overruns), so its
+        # sample count is no measure of its share; its weights are.
         prof.check_shares(r, {f'thread_work_{i}': i for i in range(1, 5)},
-                          label=timer)
+                          key='self', label=timer)
 
     prof.for_each_timer(one)
 
