@@ -21,6 +21,13 @@ Per run it measures:
   --text` ("Total: N samples" and the function's cumulative count, because
   pprof gives the self samples to the inlined loop), perf from `perf report
   --no-children --sort sym`.
+
+The floor configurations preload scripts/bench.d/floor.c (built here with
+cc into the temporary directory): the same per-thread perf counter and
+SIGPROF as profrun's perf timer with an empty handler, which counts the
+signals and reports them on stderr at exit. Its CPU over bare is what the
+kernel charges for the signals alone, the floor of any signal-based
+profiler; profrun's excess over it is profrun's own cost.
 """
 
 import argparse
@@ -49,6 +56,12 @@ RUN_TIMEOUT = 300
 GOAL_OVERHEAD_PCT = 2.0
 GOAL_DELIVERED_PCT = 95.0
 GOAL_SHARE_PTS = 2.0
+# profrun 1 kHz's CPU beyond the floor's (the kernel's signal delivery), in
+# percent of the bare run's CPU.
+GOAL_EXCESS_PCT = 1.0
+
+FLOOR_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            'floor.c')
 
 
 @dataclass
@@ -68,7 +81,7 @@ TARGETS = [
 @dataclass
 class Config:
     label: str
-    tool: str        # bare | profrun | gperftools | perf
+    tool: str        # bare | profrun | floor | gperftools | perf
     hz: int = 0
     env: dict = field(default_factory=dict)
 
@@ -79,9 +92,11 @@ def configs(extra):
     c = [Config('bare', 'bare'),
          Config('bare again (noise)', 'bare'),
          Config('profrun 1 kHz', 'profrun', 1000),
+         Config('floor 1 kHz', 'floor', 1000, {'FLOOR_HZ': '1000'}),
          Config('gperftools 1 kHz', 'gperftools', 1000),
          Config('perf 1 kHz', 'perf', 1000),
          Config('profrun 10 kHz', 'profrun', 10000),
+         Config('floor 10 kHz', 'floor', 10000, {'FLOOR_HZ': '10000'}),
          Config('perf 10 kHz', 'perf', 10000)]
     if extra:
         # The stack walk cut to one frame: what is left of the cost per
@@ -168,6 +183,24 @@ class Bench:
         env['LC_ALL'] = 'C'
         self.env = env
         self.seq = 0
+        self.floor, self.floor_error = self.build_floor()
+
+    def build_floor(self):
+        """Compiles floor.c into the work directory: (path, None), or
+        (None, why not)."""
+        cc = shutil.which('cc')
+        if not cc:
+            return None, 'no C compiler (cc) to build the floor library'
+        out = os.path.join(self.work, 'libfloor.so')
+        argv = [cc, '-O2', '-shared', '-fPIC', '-o', out, FLOOR_SOURCE,
+                '-ldl']
+        r = subprocess.run(argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           errors='replace')
+        if r.returncode != 0:
+            return None, (f'{shlex.join(argv)}: exit {r.returncode}: '
+                          f'{r.stdout.strip()[-300:]}')
+        return out, None
 
     def target_path(self, target):
         return os.path.join(self.build, 'tests', 'targets', target.name)
@@ -184,6 +217,8 @@ class Bench:
                 return 'perf not installed'
             if not os.access(GNU_TIME, os.X_OK):
                 return f'{GNU_TIME} (GNU time) not installed'
+        if cfg.tool == 'floor' and not self.floor:
+            return self.floor_error
         return None
 
     def measure(self, cfg, target, scale):
@@ -202,6 +237,9 @@ class Bench:
         elif cfg.tool == 'profrun':
             argv = [self.profrun, '-q', '-F', hz, '-o', base + '.spool',
                     '--', path, scale]
+        elif cfg.tool == 'floor':
+            argv = [path, scale]
+            env['LD_PRELOAD'] = self.floor
         elif cfg.tool == 'gperftools':
             argv = [path, scale]
             env.update(LD_PRELOAD=LIBPROFILER, CPUPROFILE=base + '.prof',
@@ -220,6 +258,15 @@ class Bench:
                  'cpu': run.user + run.sys}
             if cfg.tool == 'profrun':
                 m.update(self.read_profrun(base + '.spool', target))
+            elif cfg.tool == 'floor':
+                # No profile: its samples are the signals it took.
+                f = re.findall(r'^floor: (\d+) signals$', run.stderr, re.M)
+                if not f:
+                    raise RunFailed(f'{shlex.join(argv)} with LD_PRELOAD='
+                                    f'{self.floor}: no "floor: N signals" '
+                                    f'line on stderr: '
+                                    f'{run.stderr.strip()[-300:]}')
+                m.update(samples=int(f[-1]), own_cpu=m['cpu'])
             elif cfg.tool == 'gperftools':
                 m.update(self.read_gperftools(base + '.prof', path, target))
                 m['own_cpu'] = m['cpu']
@@ -351,6 +398,8 @@ def summarize(target, cfgs, rounds):
              'us': [(m['cpu'] - b['cpu']) / m['samples'] * 1e6
                     for b, m in pairs],
              'shares': {}, 'err': []})
+        if cfg.tool == 'floor':
+            continue
         for name in target.truth:
             s['shares'][name] = [m['counts'][name] / m['samples'] * 100
                                  for _, m in pairs]
@@ -391,13 +440,16 @@ def table(target, cfgs, summary, failures):
                          f'| {spread(s["wall"], pct_change)} '
                          f'| {spread(s["cpu"], pct_change)} | | | | |')
             continue
+        # The floor writes no profile: no shares.
         shares = ' / '.join(f'{med(v):.1f}' for v in s['shares'].values())
+        err = (f'{med(s["err"]):.1f} / {max(s["err"]):.1f}' if s['err']
+               else '')
         lines.append(
             f'| {cfg.label} | {pct_change(s["fastest"])} '
             f'| {spread(s["wall"], pct_change)} '
             f'| {spread(s["cpu"], pct_change)} '
             f'| {med(s["own"]):.1f} % | {med(s["vs_bare"]):.1f} % '
-            f'| {shares} | {med(s["err"]):.1f} / {max(s["err"]):.1f} |')
+            f'| {shares} | {err} |')
     # user and sys are not shown apart: the kernel splits a thread's run
     # time between them by sampling at its tick, too coarse for this.
     lines += ['', '| configuration | runs | extra CPU (user+sys) per sample: '
@@ -413,20 +465,28 @@ def table(target, cfgs, summary, failures):
             notes.append(f'{s["dropped"]} samples dropped in all runs')
         if cfg.tool == 'perf':
             notes.append('CPU includes the perf record process')
+        if cfg.tool == 'floor':
+            notes.append('empty handler, no profile: samples are the '
+                         'signals it took')
         lines.append(f'| {cfg.label} | {s["runs"]} '
                      f'| {spread(s["us"], lambda x: f"{x:.1f} µs")} '
                      f'| {", ".join(notes)} |')
     return '\n'.join(lines)
 
 
-def wall_verdict(over, noise):
-    """Whether a wall overhead of over percent meets the goal, given that
-    two bare runs differed by noise percent under the same estimator."""
-    if over - noise > GOAL_OVERHEAD_PCT:
+def noisy_verdict(over, noise, goal):
+    """Whether an overhead of over percent meets a goal of goal percent,
+    given that two bare runs differed by noise percent under the same
+    estimator."""
+    if over - noise > goal:
         return 'MISSED'
-    if noise > GOAL_OVERHEAD_PCT / 2:
+    if noise > goal / 2:
         return 'cannot tell, the machine is too noisy'
-    return 'met' if over <= GOAL_OVERHEAD_PCT else 'MISSED'
+    return 'met' if over <= goal else 'MISSED'
+
+
+def wall_verdict(over, noise):
+    return noisy_verdict(over, noise, GOAL_OVERHEAD_PCT)
 
 
 def verdict(target, summary):
@@ -449,6 +509,52 @@ def verdict(target, summary):
             f'{GOAL_DELIVERED_PCT:g} %: {met(deliv >= GOAL_DELIVERED_PCT)}); '
             f'worst share error {err:.1f} pts (target <= {GOAL_SHARE_PTS:g}: '
             f'{met(err <= GOAL_SHARE_PTS)})')
+
+
+def paired(rounds, a, b):
+    """Per round where both a and b ran (and bare): (a - b) / bare CPU,
+    in percent of the bare run's CPU."""
+    return [(r[a]['cpu'] - r[b]['cpu']) / r['bare']['cpu'] * 100
+            for r in rounds if 'bare' in r and a in r and b in r]
+
+
+def floor_verdict(target, summary, rounds):
+    """profrun 1 kHz's CPU beyond the floor's, and against perf record's.
+
+    The excess is computed round by round, like the CPU column: each run
+    over the bare run of its round, profrun/bare − floor/bare, i.e.
+    (profrun − floor) / bare of the same round, and the median of those.
+    Pairing within the round cancels the load that hit the round alike;
+    the difference of the two columns' medians would pair runs of
+    different rounds. The noise is the median of the absolute per-round
+    (bare again − bare) / bare: a median of signed differences can look
+    quiet on a machine whose rounds swing both ways.
+    """
+    p, f = 'profrun 1 kHz', 'floor 1 kHz'
+    excess = paired(rounds, p, f)
+    if not excess:
+        missing = p if p not in summary else f
+        head = (f'{target.name}, profrun 1 kHz vs the floor: {missing} did '
+                f'not run; no excess')
+    else:
+        x = med(excess)
+        noise = paired(rounds, 'bare again (noise)', 'bare')
+        noise = med([abs(n) for n in noise]) if noise else 0.0
+        head = (f'{target.name}, profrun 1 kHz\'s excess over the floor: '
+                f'{x:.1f} % of bare CPU (target <= {GOAL_EXCESS_PCT:g} %: '
+                f'{noisy_verdict(x, noise, GOAL_EXCESS_PCT)}; bare vs bare '
+                f'{noise:.1f} %; per round {min(excess):.1f} to '
+                f'{max(excess):.1f} %, {len(excess)} rounds)')
+    ps, rs = summary.get(p), summary.get('perf 1 kHz')
+    if not rs:
+        return head + ', perf record 1 kHz did not run'
+    y = (med(rs['cpu']) - 1) * 100
+    tail = f', perf record 1 kHz: {y:.1f} % over bare'
+    if ps:
+        ok = med(ps['cpu']) <= med(rs['cpu'])
+        tail += (f' (profrun <= perf record: {"met" if ok else "MISSED"}; '
+                 f'profrun {(med(ps["cpu"]) - 1) * 100:.1f} %)')
+    return head + tail
 
 
 # ---- the run ------------------------------------------------------------
@@ -634,6 +740,7 @@ def main():
         print(table(t, all_cfgs, s, failures))
         print()
         verdicts.append(verdict(t, s))
+        verdicts.append(floor_verdict(t, s, results[t.name]))
     print('\n'.join(verdicts))
     if args.raw:
         with open(args.raw, 'w') as f:
