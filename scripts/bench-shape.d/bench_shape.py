@@ -72,6 +72,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from benchlib import kill_group, fastest_cpu, read_first, quiet_output  # noqa: E402
 
 LIBPROFILER = '/usr/lib/x86_64-linux-gnu/libprofiler.so.0'
 RUN_TIMEOUT = 300
@@ -152,30 +154,6 @@ def build_programs(out):
 
 
 # ---- running ------------------------------------------------------------
-
-def kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def fastest_cpu():
-    """The CPU this thread may use that runs a short loop fastest now
-    (about 10 ms a CPU); scripts/bench-space's way."""
-    allowed = sorted(os.sched_getaffinity(0))
-    best, best_t = allowed[0], None
-    for cpu in allowed:
-        os.sched_setaffinity(0, {cpu})
-        t0 = time.thread_time()
-        x = 0
-        for i in range(200000):
-            x += i
-        t = time.thread_time() - t0
-        if best_t is None or t < best_t:
-            best, best_t = cpu, t
-    os.sched_setaffinity(0, set(allowed))
-    return best
 
 
 def run_measured(argv, env, errfile, cpu):
@@ -509,22 +487,6 @@ def count_instructions(bench, args, tmp):
 
 
 # ---- the run ------------------------------------------------------------
-
-def read_first(path, default='?'):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return default
-
-
-def quiet_output(argv):
-    try:
-        return subprocess.run(argv, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True,
-                              timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return '?'
 
 
 def machine_facts():

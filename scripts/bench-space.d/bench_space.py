@@ -60,6 +60,8 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from benchlib import fastest_cpu  # noqa: E402
 
 GOAL_RATIO = 1.15
 # The two bare configurations may differ by this much (fastest runs) for
@@ -111,24 +113,6 @@ def configs(build, tmp, forward, args):
         c.append(('jemalloc prof:true (512K)', [],
                   {'LD_PRELOAD': je, 'MALLOC_CONF': 'prof:true'}))
     return c
-
-
-def fastest_cpu():
-    """The CPU this process may use that runs a short loop fastest now
-    (about 10 ms a CPU)."""
-    allowed = sorted(os.sched_getaffinity(0))
-    best, best_t = allowed[0], None
-    for cpu in allowed:
-        os.sched_setaffinity(0, {cpu})
-        t0 = time.thread_time()
-        x = 0
-        for i in range(200000):
-            x += i
-        t = time.thread_time() - t0
-        if best_t is None or t < best_t:
-            best, best_t = cpu, t
-    os.sched_setaffinity(0, set(allowed))
-    return best
 
 
 def run(cmd, env, cwd, cpu):

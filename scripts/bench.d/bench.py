@@ -47,6 +47,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from benchlib import kill_group, read_first, quiet_output  # noqa: E402
 
 LIBPROFILER = '/usr/lib/x86_64-linux-gnu/libprofiler.so.0'
 GNU_TIME = '/usr/bin/time'
@@ -119,13 +121,6 @@ class Run:
     sys: float
     status: int
     stderr: str
-
-
-def kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def run_measured(argv, env, errfile):
@@ -558,22 +553,6 @@ def floor_verdict(target, summary, rounds):
 
 
 # ---- the run ------------------------------------------------------------
-
-def read_first(path, default='?'):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return default
-
-
-def quiet_output(argv):
-    try:
-        return subprocess.run(argv, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True,
-                              timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return '?'
 
 
 def cpu_model():

@@ -1,0 +1,55 @@
+"""What the benchmark drivers (scripts/bench.d/bench.py,
+scripts/bench-space.d/bench_space.py, scripts/bench-shape.d/bench_shape.py)
+share: reading a small file, a command's output, killing a run's process
+group, and picking the CPU that is fast now. Python 3 standard library
+only; each driver puts scripts/ on sys.path to import it."""
+
+import os
+import signal
+import subprocess
+import time
+
+
+def read_first(path, default='?'):
+    """The contents of a small file, stripped, or default."""
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def quiet_output(argv):
+    """argv's standard output, stripped, or '?' when it cannot run."""
+    try:
+        return subprocess.run(argv, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return '?'
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def fastest_cpu():
+    """The CPU this process may use that runs a short loop fastest now
+    (about 10 ms a CPU): on the 2-vCPU virtual machines these benchmarks
+    run on, one vCPU at times runs at half the speed of the other."""
+    allowed = sorted(os.sched_getaffinity(0))
+    best, best_t = allowed[0], None
+    for cpu in allowed:
+        os.sched_setaffinity(0, {cpu})
+        t0 = time.thread_time()
+        x = 0
+        for i in range(200000):
+            x += i
+        t = time.thread_time() - t0
+        if best_t is None or t < best_t:
+            best, best_t = cpu, t
+    os.sched_setaffinity(0, set(allowed))
+    return best
