@@ -3,7 +3,7 @@
  * keep them invisible (see endings.h). The handler is async-signal-safe.
  *
  * A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE raised by the faulting
- * instruction) is re-raised by returning: SA_RESETHAND has restored the
+ * instruction) is re-raised by returning: the handler has restored the
  * default disposition, so the instruction faults again and the kernel acts
  * as it would have without us (core dump included). Any other signal is
  * re-sent to the thread with tgkill once the default disposition is back.
@@ -54,15 +54,37 @@ is_fault(int sig, const siginfo_t *si)
 
 /* async-signal-safe */
 static void
+fatal_handler(int sig, siginfo_t *si, void *uc);
+
+/* Puts the default disposition of sig back, unless the program installed
+ * one of its own meanwhile. async-signal-safe */
+static void
+restore_default(int sig)
+{
+	struct sigaction cur, dfl;
+	if (real_sigaction()(sig, NULL, &cur) == 0 &&
+	    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fatal_handler) {
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		real_sigaction()(sig, &dfl, NULL);
+	}
+	atomic_fetch_and(&ours, ~(1ull << sig));
+}
+
+/* The disposition stays ours until the footer is written (no
+ * SA_RESETHAND): other threads faulting at the same moment come here
+ * too, and wait for the footer in appender_finish, where with the default
+ * disposition back their fault would end the process before it. */
+static void
 fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int saved_errno = errno;
-	atomic_fetch_and(&ours, ~(1ull << sig));
 	if (prof_state.initialised && getpid() == prof_state.pid) {
 		atomic_store(&prof_state.enabled, 0);
 		appender_finish(SPOOL_END_SIGNAL, (uint32_t)sig);
 	}
+	restore_default(sig);
 	errno = saved_errno;
 	if (is_fault(sig, si))
 		return;
@@ -89,7 +111,7 @@ endings_install(void)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = fatal_handler;
-		sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
 		sigfillset(&sa.sa_mask);
 		if (real_sigaction()(sig, &sa, NULL) == 0)
 			atomic_fetch_or(&ours, 1ull << sig);

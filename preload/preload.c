@@ -301,12 +301,19 @@ execle(const char *path, const char *arg, ...)
 	return execve(path, argv, envp);
 }
 
-/* ---- _exit ---- */
+/* ---- exit and _exit ---- */
 
+/* Set by the first thread to finish the image; a later one goes straight
+ * to the footer, which waits for the first's (appender_finish). */
+static _Atomic int image_finishing;
 
 static void
 finish_image(uint32_t end_reason)
 {
+	if (atomic_exchange(&image_finishing, 1)) {
+		appender_finish(end_reason, 0);
+		return;
+	}
 	atomic_store(&prof_state.enabled, 0);
 	timer_process_stop();
 	threads_stop_all_timers();
@@ -316,6 +323,27 @@ finish_image(uint32_t end_reason)
 	threads_reap_adopted();
 	modules_sync();
 	appender_finish(end_reason, 0);
+}
+
+/* Threads inside exit(). With the C library of Debian 12 (glibc 2.36),
+ * a second thread that calls exit() while another runs the exit handlers
+ * runs those that are left and ends the process with _exit, which the
+ * library does not see (an internal call), cutting the first one's
+ * handlers short, ours among them: the footer was lost. So a thread that
+ * enters exit() while another is in it finishes the spool first; what
+ * the first thread's handlers still do is cut short by its _exit anyway.
+ * (A C library whose exit() makes later callers wait would make this one
+ * finish the spool early: no sample is taken after, while the first
+ * thread's handlers run.) */
+static _Atomic int exiting;
+
+__attribute__((visibility("default"), noreturn)) void
+exit(int status)
+{
+	if (atomic_fetch_add(&exiting, 1) > 0 && profiling_here())
+		finish_image(SPOOL_END_EXIT);
+	real_exit()(status);
+	__builtin_unreachable();
 }
 
 __attribute__((visibility("default"), noreturn)) void

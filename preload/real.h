@@ -38,6 +38,7 @@
 	X(execvpe, int, (const char *, char *const[], char *const[]))           \
 	X(execveat, int, (int, const char *, char *const[], char *const[], int)) \
 	X(fexecve, int, (int, char *const[], char *const[]))                    \
+	X(exit, void, (int))                                                    \
 	X(_exit, void, (int))                                                   \
 	X(_Exit, void, (int))
 
