@@ -110,7 +110,7 @@ LOOPS = [
 @dataclass
 class Config:
     label: str
-    tool: str                  # bare | idle | profrun | gperftools
+    tool: str                  # bare | idle | profrun | gperftools | floor
     options: list = field(default_factory=list)   # profrun's
 
 
@@ -122,6 +122,7 @@ CONFIGS = [
     Config(PROFRUN_NO_TIME, 'profrun', ['--no-time']),
     Config(PROFRUN_NO_SPACE, 'profrun', ['--no-space']),
     Config('gperftools 1 kHz', 'gperftools'),
+    Config('floor 1 kHz', 'floor'),
 ]
 
 
@@ -139,6 +140,11 @@ def build_programs(out):
         'shared_ptr': (['c++', '-O2'], 'shared_ptr.cc', []),
         'idle_thread.so': (['cc', '-O2', '-fPIC', '-shared'],
                            'idle_thread.c', ['-pthread']),
+        # scripts/bench's floor: the same perf task-clock signals as
+        # profrun's, to a handler that only counts them.
+        'floor.so': (['cc', '-O2', '-fPIC', '-shared'],
+                     os.path.join('..', 'bench.d', 'floor.c'),
+                     ['-pthread', '-ldl']),
     }
     paths = {}
     for name, (cc, src, libs) in progs.items():
@@ -228,6 +234,8 @@ class Bench:
         elif cfg.tool == 'gperftools':
             env.update(LD_PRELOAD=LIBPROFILER, CPUPROFILE=base + '.prof',
                        CPUPROFILE_FREQUENCY='1000')
+        elif cfg.tool == 'floor':
+            env.update(LD_PRELOAD=self.progs['floor.so'], FLOOR_HZ='1000')
         return argv, env
 
     def measure(self, cfg, loop, n):
@@ -406,6 +414,17 @@ def print_tables(res, cfgs, failures, args):
             also = f'; {PROFRUN_DEFAULT}: {r[PROFRUN_DEFAULT]:.3f}×'
         idle = r.get('idle thread (reference)')
         ref = f'; an idle second thread: {idle:.2f}×' if idle else ''
+        floor = r.get('floor 1 kHz')
+        if floor and got is not None and loop.goal_config == PROFRUN_DEFAULT:
+            # The goal restated against the machine's floor: what the
+            # same signals cost with an empty handler, measured in the
+            # same rounds, is no profiler's to save.
+            excess = got - floor
+            ref += (f'; the floor (1 kHz signals, empty handler): '
+                    f'{floor:.3f}×, profrun\'s excess over it '
+                    f'{100 * excess:+.1f} % of bare (goal over the floor '
+                    f'≤ {100 * (loop.goal - 1):.0f} %: '
+                    f'{"met" if excess <= loop.goal - 1 else "NOT met"})')
         print(f'- {loop.name}, {loop.goal_config}: {v}{also}{ref}')
 
 
