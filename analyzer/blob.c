@@ -4,7 +4,6 @@
 #include "blob.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "regfile.h"
 #include "xmalloc.h"
 
 static int
@@ -41,18 +41,10 @@ blob_open(const char *path, struct blob *b)
 	int ret = 0;
 
 	memset(b, 0, sizeof(*b));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = regfile_open(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		goto out_close;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		return fd;
+	if (st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			       fd, 0);
 		if (m != MAP_FAILED) {
@@ -82,7 +74,7 @@ blob_open_spool(const char *path, struct blob *b, struct spool_cursor *c)
 {
 	int ret = blob_open(path, b);
 	if (ret < 0) {
-		diag_error("%s: %s", path, strerror(-ret));
+		diag_error("%s: %s", path, regfile_strerror(ret));
 		return ret;
 	}
 	ret = spool_cursor_init(c, b->data, b->size);

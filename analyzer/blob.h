@@ -1,6 +1,8 @@
 /*
- * blob: a spool file's bytes in memory, mapped when it is a regular file
- * and read otherwise (a pipe, /dev/stdin).
+ * blob: a spool file's bytes in memory, mapped (or read, when it cannot
+ * be mapped). Only regular files are read: a FIFO or a device named like
+ * a spool (a child's FILE.PID, say) could block the reader forever or
+ * never end, so it is refused without a byte read.
  */
 #ifndef PROFANALYZE_BLOB_H
 #define PROFANALYZE_BLOB_H
@@ -10,7 +12,7 @@
 
 #include "spool.h"
 
-/* The spool's bytes, mapped when it is a regular file, read otherwise. */
+/* The spool's bytes, mapped when the file can be, read otherwise. */
 struct blob {
 	const uint8_t *data;
 	size_t size;
@@ -18,7 +20,8 @@ struct blob {
 	uint8_t *buf;
 };
 
-/* Reads or maps path. Returns 0 or -errno. */
+/* Reads or maps path. Returns 0 or -errno; a path that is not a regular
+ * file is never read (see regfile_open). */
 int
 blob_open(const char *path, struct blob *b);
 

@@ -5,13 +5,26 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "textesc.h"
+
+/* The message is formatted first and written escaped: the paths, names
+ * and command lines in it come from the profiled program. */
 static void __attribute__((format(printf, 2, 0)))
 vmessage(const char *kind, const char *fmt, va_list ap)
 {
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fprintf(stderr, "%s: %s(message lost: out of memory)\n",
+			DIAG_PROGRAM, kind);
+		return;
+	}
 	fprintf(stderr, "%s: %s", DIAG_PROGRAM, kind);
-	vfprintf(stderr, fmt, ap);
+	textesc_put(stderr, msg);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 void

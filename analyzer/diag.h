@@ -1,7 +1,10 @@
 /*
  * diag: the analyzer's messages to the user. Every message is one line on
  * stderr starting with "profanalyze: " and naming the input it is about,
- * so several warnings from one run can be told apart and grepped.
+ * so several warnings from one run can be told apart and grepped. The
+ * control characters of a message are written as \xNN (textesc.h): the
+ * names and paths it quotes come from the profiled program, and a line
+ * break in one would make two lines.
  */
 #ifndef PROFANALYZE_DIAG_H
 #define PROFANALYZE_DIAG_H

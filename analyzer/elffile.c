@@ -11,7 +11,6 @@
 #include "elffile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "regfile.h"
 #include "xmalloc.h"
 
 void
@@ -317,16 +317,18 @@ open_fd(struct elffile *f, const char *path, struct elffile_why *why)
 	struct stat st;
 	uint8_t ident[EI_NIDENT];
 
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
-		int e = errno;
-		elffile_why_set(why, e == ENOENT || e == ENOTDIR
-					     ? ELFFILE_GONE : ELFFILE_UNREADABLE,
-				"%s", strerror(e));
+	f->fd = regfile_open(path, &st);
+	if (f->fd == -EISDIR) {
+		f->fd = -1;
+		elffile_why_set(why, ELFFILE_NOT_ELF, "not an ELF file");
 		return -1;
 	}
-	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		elffile_why_set(why, ELFFILE_NOT_ELF, "not an ELF file");
+	if (f->fd < 0) {
+		int e = f->fd;
+		f->fd = -1;
+		elffile_why_set(why, e == -ENOENT || e == -ENOTDIR ?
+					ELFFILE_GONE : ELFFILE_UNREADABLE,
+				"%s", regfile_strerror(e));
 		return -1;
 	}
 	f->size = (uint64_t)st.st_size;

@@ -109,6 +109,39 @@ bind_rank(unsigned char bind)
 	}
 }
 
+size_t
+elfsym_split_version(const char *name, const char **version,
+		     bool *is_default)
+{
+	const char *at = strchr(name, '@');
+	size_t len = strlen(name);
+
+	*version = NULL;
+	*is_default = false;
+	if (!at || at == name)
+		return len;
+	bool dflt = at[1] == '@';
+	const char *v = at + (dflt ? 2 : 1);
+	if (!*v)
+		return len;
+	*version = v;
+	*is_default = dflt;
+	return (size_t)(at - name);
+}
+
+/* 0 for a name as a report shows it plain (no version, or the default
+ * one), 1 for one that keeps another version; *len gets the length the
+ * report shows, less such a version. */
+static int
+version_rank(const char *name, size_t *len)
+{
+	const char *v;
+	bool dflt;
+	size_t plain = elfsym_split_version(name, &v, &dflt);
+	*len = v && dflt ? plain : strlen(name);
+	return v && !dflt;
+}
+
 /* Address order; within one address the preferred alias first. */
 static int
 cmp_raw(const void *pa, const void *pb)
@@ -119,7 +152,11 @@ cmp_raw(const void *pa, const void *pb)
 	int ra = bind_rank(a->bind), rb = bind_rank(b->bind);
 	if (ra != rb)
 		return ra - rb;
-	size_t la = strlen(a->sym.name), lb = strlen(b->sym.name);
+	size_t la, lb;
+	ra = version_rank(a->sym.name, &la);
+	rb = version_rank(b->sym.name, &lb);
+	if (ra != rb)
+		return ra - rb;
 	if (la != lb)
 		return la < lb ? -1 : 1;
 	return strcmp(a->sym.name, b->sym.name);

@@ -6,9 +6,16 @@
  * build-id or .gnu_debuglink, see debuginfo.h), else .dynsym. Only
  * STT_FUNC and STT_GNU_IFUNC symbols that are defined in the file count.
  * Aliases (several symbols at one address) collapse to one name, chosen
- * deterministically: global before weak before local, then the shorter
- * name, then the lexicographically smaller one; the alias group covers
- * the largest size any of its members declares.
+ * deterministically: global before weak before local, then a name without
+ * a version or with the default one before a name with another version
+ * (see elfsym_split_version), then the shorter name (not counting a
+ * default version), then the lexicographically smaller one; the alias
+ * group covers the largest size any of its members declares.
+ *
+ * Names are those of the symbol table, versions included: a library that
+ * versions its symbols with .symver (glibc) has .symtab names such as
+ * memcpy@@GLIBC_2.14 (the default version, the one programs link against)
+ * and memcpy@GLIBC_2.2.5 (an older one, kept for old binaries).
  *
  * Lookup is exact about sizes: an address belongs to a symbol only when
  * addr <= a < addr + size. A symbol of size 0 (hand-written assembly
@@ -95,5 +102,15 @@ elfsym_dwarf_path(const struct elfsym *t);
  * that did not match), or NULL. Lives as long as the table. */
 const char *
 elfsym_note(const struct elfsym *t);
+
+/* Splits a symbol table name into its plain name and its version:
+ * "memcpy@@GLIBC_2.14" is memcpy with the default version GLIBC_2.14,
+ * "memcpy@GLIBC_2.2.5" memcpy with the other version GLIBC_2.2.5. Returns
+ * the length of the plain name; *version points into name at the version
+ * (NULL when there is none: no '@', or nothing before or after it) and
+ * *is_default says whether it is the default one. */
+size_t
+elfsym_split_version(const char *name, const char **version,
+		     bool *is_default);
 
 #endif

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "textesc.h"
 #include "xmalloc.h"
 
 #define SPONTANEOUS_NAME "<spontaneous>"
@@ -102,12 +103,13 @@ line_of(const struct callgrind *c, uint32_t f)
 	return c->p->funcs[f].line;
 }
 
-/* A name runs to the end of its line: a line break in it would end it. */
+/* A name runs to the end of its line: a line break in it would end it,
+ * and an escape sequence would reach the terminal of whoever reads the
+ * file; control characters are written as \xNN (textesc.h). */
 static void
 put_name(FILE *out, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	textesc_put(out, s);
 }
 
 /* "key=(id) name" the first time an id is used in its context, then

@@ -100,8 +100,11 @@ push_kids(const struct profile *p, uint32_t x, uint32_t **st, size_t *depth,
 		xgrow(st, cap, *depth + 1, sizeof(**st));
 		(*st)[(*depth)++] = c;
 	}
-	qsort_r(*st + first, *depth - first, sizeof(**st), profile_cmp_nodes_by_label,
-		(void *)p);
+	/* Without kids, *st may still be NULL: neither qsort_r nor pointer
+	 * arithmetic may see it. */
+	if (*depth - first > 1)
+		qsort_r(*st + first, *depth - first, sizeof(**st),
+			profile_cmp_nodes_by_label, (void *)p);
 	for (size_t i = first, j = *depth; i + 1 < j; i++, j--) {
 		uint32_t t = (*st)[i];
 		(*st)[i] = (*st)[j - 1];

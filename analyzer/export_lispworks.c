@@ -41,8 +41,10 @@
 
 /* What replaces a line end inside a name or the tree's name: the control
  * pictures U+2424 and U+240D, so the line stays one line and a reader
- * still sees where the break was. Bytes that are not UTF-8 become
- * U+FFFD, as in the JSON export. */
+ * still sees where the break was. Other control characters are written
+ * as \xNN, as in the text reports (textesc.h), so that no escape sequence
+ * reaches a terminal. Bytes that are not UTF-8 become U+FFFD, as in the
+ * JSON export. */
 #define PICTURE_LF "\xe2\x90\xa4"
 #define PICTURE_CR "\xe2\x90\x8d"
 #define REPLACEMENT "\xef\xbf\xbd"
@@ -66,6 +68,8 @@ put_text(FILE *out, const char *s, bool quoted)
 			fputs(PICTURE_LF, out);
 		else if (u[i] == '\r')
 			fputs(PICTURE_CR, out);
+		else if (u[i] < 0x20 || u[i] == 0x7f)
+			fprintf(out, "%s\\x%02x", quoted ? "\\" : "", u[i]);
 		else if (quoted && (u[i] == '"' || u[i] == '\\'))
 			fprintf(out, "\\%c", u[i]);
 		else

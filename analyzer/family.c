@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "report.h"
 #include "spool.h"
+#include "textesc.h"
 #include "xmalloc.h"
 
 /* Reads what the listing and the tree need; returns 0 or -1 (an error
@@ -52,9 +53,10 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 			fp->start_mono_ns = pr.start_mono_ns;
 			fp->exe = xstrndup(pr.exe.ptr, pr.exe.len);
 			fp->cmdline = xstrndup(pr.cmdline.ptr, pr.cmdline.len);
+			/* (Other control characters are escaped when the
+			 * line is written.) */
 			for (uint32_t i = 0; i < pr.cmdline.len; i++)
-				if (fp->cmdline[i] == '\0' ||
-				    fp->cmdline[i] == '\n')
+				if (fp->cmdline[i] == '\0')
 					fp->cmdline[i] = ' ';
 			for (size_t i = strlen(fp->cmdline);
 			     i > 0 && fp->cmdline[i - 1] == ' '; i--)
@@ -175,7 +177,8 @@ read_candidates(const char *path, size_t *n)
 	}
 	closedir(d);
 	free(dir);
-	qsort(cs, *n, sizeof(*cs), by_start);
+	if (*n > 1) /* (cs is NULL when the directory has no candidate) */
+		qsort(cs, *n, sizeof(*cs), by_start);
 	return cs;
 }
 
@@ -321,12 +324,16 @@ family_write(FILE *out, const struct family *f)
 				 report_seconds(p->cpu_ns));
 		else
 			snprintf(cpu, sizeof(cpu), "-");
-		fprintf(out, "%-*s %7u %8llu %8llu %8s  %-18s %s  %s\n", w, pid,
+		fprintf(out, "%-*s %7u %8llu %8llu %8s  %-18s ", w, pid,
 			p->ppid, (unsigned long long)p->samples,
 			(unsigned long long)p->allocs, cpu,
-			ending(p, end, sizeof(end)), p->path,
-			p->cmdline && *p->cmdline ? p->cmdline
-			: p->exe		  ? p->exe
-						  : "?");
+			ending(p, end, sizeof(end)));
+		/* The command line, and the spool's name, are the program's
+		 * bytes. */
+		textesc_put(out, p->path);
+		fputs("  ", out);
+		textesc_put(out, p->cmdline && *p->cmdline ? p->cmdline :
+				 p->exe ? p->exe : "?");
+		fputc('\n', out);
 	}
 }

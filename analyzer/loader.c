@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,15 +220,86 @@ first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
 	p1->stop = c->pos;
 }
 
-static void
-take_footer(struct profile_header *h, const struct spool_footer *f)
+/* Footer counters are checked for sense: a writer's counter that
+ * underflowed or a damaged footer gives counts no run can have, which
+ * summed into the report would swamp every true figure. A count above
+ * FOOTER_FACTOR times what the run could have produced, plus
+ * FOOTER_SLACK, is corrupt. */
+#define FOOTER_FACTOR 4.0
+#define FOOTER_SLACK 1000.0
+/* The most threads alive at once (the kernel's PID_MAX_LIMIT); a run
+ * that saw more must have spent at least FOOTER_THREAD_NS of CPU time on
+ * each thread it created. */
+#define FOOTER_THREADS_ALIVE 4194304.0
+#define FOOTER_THREAD_NS 1000.0
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
 {
-	h->cpu_ns = f->utime_ns + f->stime_ns;
-	h->footer_threads = f->threads;
-	memcpy(h->drops, f->drops, sizeof(h->drops));
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The records a run can have produced, and so lost: time samples (one per
+ * period of CPU time, or of each thread's wall time with the wall clock),
+ * with allocation sampling one ALLOC or FREE per nanosecond of CPU time
+ * (a malloc takes longer), and the records of its threads. */
+static double
+records_possible(const struct profile_header *h, uint64_t threads)
+{
+	double cpu = (double)h->cpu_ns, n = 2.0 * (double)threads;
+
+	if (h->period_ns) {
+		double span = cpu;
+		uint64_t start = h->start_mono_ns, end = h->end_mono_ns;
+		if (h->clock == SPOOL_CLOCK_WALL && start && end > start) {
+			double wall = (double)(end - start) *
+				      (double)(threads ? threads : 1);
+			if (wall > span)
+				span = wall;
+		}
+		n += span / (double)h->period_ns;
+	}
+	if (h->space.interval)
+		n += cpu;
+	return FOOTER_FACTOR * n + FOOTER_SLACK;
+}
+
+/* Takes the footer's counters that make sense; one warning per one that
+ * does not, which is left out (footer_threads 0, drops[c] 0 with its bit
+ * in drops_corrupt). Needs take_process first. */
+static void
+take_footer(struct load *l, const struct spool_footer *f)
+{
+	struct profile_header *h = &l->prof->hdr;
+
+	h->cpu_ns = sat_add(f->utime_ns, f->stime_ns);
 	h->end_reason = f->end_reason;
 	h->end_mono_ns = f->end_mono_ns;
 	h->end_signal = f->end_signal;
+	double threads_max = (double)h->cpu_ns / FOOTER_THREAD_NS;
+	if (threads_max < FOOTER_THREADS_ALIVE)
+		threads_max = FOOTER_THREADS_ALIVE;
+	h->footer_threads = f->threads;
+	if ((double)f->threads > threads_max) {
+		diag_warn("%s: corrupt footer: thread count %u is more than "
+			  "the run can have had (at most %.0f); left out",
+			  l->path, f->threads, threads_max);
+		h->footer_threads = 0;
+	}
+	uint64_t threads = h->footer_threads > l->prof->nthreads ?
+				   h->footer_threads : l->prof->nthreads;
+	double most = records_possible(h, threads);
+	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++) {
+		h->drops[c] = f->drops[c];
+		if ((double)f->drops[c] <= most)
+			continue;
+		diag_warn("%s: corrupt footer: drop count %s %llu is more than "
+			  "the run can have lost (at most %.0f); left out",
+			  l->path, spool_drop_name(c),
+			  (unsigned long long)f->drops[c], most);
+		h->drops[c] = 0;
+		h->drops_corrupt |= 1u << c;
+	}
 }
 
 /* One warning per kind of damage the first pass found. */
@@ -396,7 +468,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	modmap_init(&l.map);
 	first_pass(&l, &c, &p1);
 	if (l.prof->hdr.complete)
-		take_footer(&l.prof->hdr, &p1.footer);
+		take_footer(&l, &p1.footer);
 	report_damage(&l, &p1);
 
 	bool *selected = choose_kind(&l, &p1, opts);

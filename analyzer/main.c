@@ -222,11 +222,11 @@ static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", DIAG_PROGRAM);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see %s --help)\n", DIAG_PROGRAM);
+	diag_error("%s (see %s --help)", msg, DIAG_PROGRAM);
+	free(msg);
 	exit(EXIT_USAGE);
 }
 

@@ -18,6 +18,14 @@ struct merge {
 	size_t stack_cap;
 };
 
+/* Footer counts are checked one by one (loader.c), but their sum over
+ * many spools still must not wrap. */
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static const char *
 module_path(const struct profile *p, uint32_t m)
 {
@@ -75,6 +83,8 @@ intern(struct merge *m, const struct profile *src, uint32_t id)
 						  PROFILE_FUNC_PSEUDO));
 	if (f->file)
 		profile_func_set_source(d, k, f->file, f->line);
+	if (f->version)
+		profile_func_set_version(d, k, f->version);
 	xgrow(&m->next, &m->next_cap, (size_t)k + 1, sizeof(*m->next));
 	m->next[k] = hmap_get(&m->by_hash, h, &first) ? (uint32_t)first - 1
 						       : PROFILE_NONE;
@@ -152,12 +162,14 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		/* Samples of user-mode time only, if any process's were. */
 		h->process_flags |= s->process_flags;
 	}
-	h->cpu_ns += s->cpu_ns;
+	h->cpu_ns = sat_add(h->cpu_ns, s->cpu_ns);
 	if (s->end_mono_ns > h->end_mono_ns)
 		h->end_mono_ns = s->end_mono_ns;
-	h->footer_threads += s->footer_threads;
+	h->footer_threads = sat_add(h->footer_threads, s->footer_threads);
 	for (int c = 0; c < SPOOL_DROP_MAX_; c++)
-		h->drops[c] += s->drops[c];
+		h->drops[c] = sat_add(h->drops[c], s->drops[c]);
+	/* A count that was corrupt in one spool is unknown in the sum. */
+	h->drops_corrupt |= s->drops_corrupt;
 	struct profile_space *d = &h->space;
 	const struct profile_space *o = &s->space;
 	d->alloc_records += o->alloc_records;

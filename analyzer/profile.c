@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textesc.h"
 #include "xmalloc.h"
 
 static uint32_t
@@ -61,8 +62,11 @@ profile_free(struct profile *p)
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		free(p->funcs[i].name);
+		if (p->funcs[i].text != p->funcs[i].label)
+			free(p->funcs[i].text);
 		free(p->funcs[i].label);
 		free(p->funcs[i].file);
+		free(p->funcs[i].version);
 	}
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].name);
@@ -132,6 +136,15 @@ profile_func_set_source(struct profile *p, uint32_t func, const char *file,
 	free(f->file);
 	f->file = file ? xstrdup(file) : NULL;
 	f->line = line;
+}
+
+void
+profile_func_set_version(struct profile *p, uint32_t func,
+			 const char *version)
+{
+	struct profile_func *f = &p->funcs[func];
+	free(f->version);
+	f->version = version ? xstrdup(version) : NULL;
 }
 
 uint32_t
@@ -322,6 +335,11 @@ make_labels(struct profile *p)
 		}
 		f->label = same ? qualified_label(p, (uint32_t)i, shared_mod)
 				: xstrdup(f->name);
+	}
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		struct profile_func *f = &p->funcs[i];
+		f->text = textesc_needed(f->label) ? textesc_dup(f->label)
+						   : f->label;
 	}
 	hmap_free(&heads);
 	free(next);
@@ -650,6 +668,8 @@ copy_frame(const struct profile *src)
 					     PROFILE_FUNC_ELLIPSIS));
 		if (f->file)
 			profile_func_set_source(d, id, f->file, f->line);
+		if (f->version)
+			profile_func_set_version(d, id, f->version);
 	}
 	for (size_t i = 0; i < src->nthreads; i++) {
 		const struct profile_thread *t = &src->threads[i];

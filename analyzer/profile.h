@@ -93,8 +93,14 @@ struct profile_func {
 	 * --lines; see profile_func_set_source), else NULL and 0. */
 	char *file;
 	uint32_t line;
+	/* The version of the symbol, without '@' ("GLIBC_2.14"), or NULL
+	 * when it has none (see profile_func_set_version). */
+	char *version;
 	/* Filled by profile_finish(): */
 	char *label;     /* name made unique among all functions */
+	/* The label as the text reports print it, control characters as
+	 * \xNN (textesc.h); the label itself when it has none. */
+	char *text;
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
 	/* Part of self that hidden callees with nothing displayable below
@@ -168,8 +174,10 @@ struct profile_header {
 	char *exe;             /* NULL when unknown */
 	bool complete;         /* a FOOTER was read: the run ended cleanly */
 	uint64_t cpu_ns;       /* utime + stime from the footer (complete) */
-	uint32_t footer_threads;
+	uint64_t footer_threads; /* the footer's count, 0 when corrupt */
 	uint64_t drops[SPOOL_DROP_MAX_]; /* by enum spool_drop (complete) */
+	uint32_t drops_corrupt; /* bit c: the footer's drops[c] made no
+				 * sense; it is unknown and counted as 0 */
 	/* Counted while samples are added: */
 	uint64_t samples;
 	uint64_t weight;       /* sum of all sample weights */
@@ -247,6 +255,16 @@ profile_add_func(struct profile *p, uint32_t module, const char *name,
 void
 profile_func_set_source(struct profile *p, uint32_t func, const char *file,
 			uint32_t line);
+
+/* Sets a function's symbol version (copied; NULL for none). A symbol of
+ * the default version (memcpy@@GLIBC_2.14) is named without it (memcpy),
+ * so that patterns and readers see the name a program calls; one of
+ * another version keeps it in its name (memcpy@GLIBC_2.2.5), since it is
+ * another function of the same name. Either way the version is kept
+ * here, for the JSON output. */
+void
+profile_func_set_version(struct profile *p, uint32_t func,
+			 const char *version);
 
 /* Index of the thread with this tid, added when new. */
 uint32_t

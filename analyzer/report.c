@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "spool.h"
+#include "textesc.h"
 #include "xmalloc.h"
 
 double
@@ -161,24 +162,40 @@ source_line(FILE *out, const struct profile *p)
 		      "spool is FILE.PID or FILE.PID.N.\n", out);
 }
 
+/* The drops by cause; a cause whose footer count was corrupt (see
+ * profile_header.drops_corrupt) is named as left out. */
 static void
 drops_line(FILE *out, const struct profile_header *h)
 {
 	uint64_t total = 0;
 	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++)
-		total += h->drops[c];
-	if (!total)
+		total = total > UINT64_MAX - h->drops[c] ? UINT64_MAX
+							  : total + h->drops[c];
+	if (!total && !h->drops_corrupt)
 		return;
-	fprintf(out, "Dropped samples: %llu (", (unsigned long long)total);
-	bool first = true;
+	fprintf(out, "Dropped samples: %llu", (unsigned long long)total);
+	const char *sep = " (";
 	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++) {
 		if (!h->drops[c])
 			continue;
-		fprintf(out, "%s%s %llu", first ? "" : ", ", spool_drop_name(c),
+		fprintf(out, "%s%s %llu", sep, spool_drop_name(c),
 			(unsigned long long)h->drops[c]);
-		first = false;
+		sep = ", ";
 	}
-	fputs(").\n", out);
+	if (total)
+		fputc(')', out);
+	sep = ", not counting ";
+	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++) {
+		if (!(h->drops_corrupt & (1u << c)))
+			continue;
+		fprintf(out, "%s%s", sep, spool_drop_name(c));
+		sep = " and ";
+	}
+	if (h->drops_corrupt & (h->drops_corrupt - 1))
+		fputs(", whose counts are corrupt", out);
+	else if (h->drops_corrupt)
+		fputs(", whose count is corrupt", out);
+	fputs(".\n", out);
 }
 
 static void
@@ -353,10 +370,14 @@ report_threads_write(FILE *out, const struct profile *p)
 		space ? "Kbytes" : "seconds");
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct profile_thread *t = order[i];
-		fprintf(out, "%10u  %-16s %10llu %12.3f\n", t->tid,
-			t->name ? t->name : "?", (unsigned long long)t->samples,
+		/* The program names its threads: escaped, and padded as
+		 * escaped. */
+		char *name = textesc_dup(t->name ? t->name : "?");
+		fprintf(out, "%10u  %-16s %10llu %12.3f\n", t->tid, name,
+			(unsigned long long)t->samples,
 			space ? (double)t->weight / 1024.0
 			      : report_seconds(t->weight));
+		free(name);
 	}
 	free(order);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "spool.h"
+#include "textesc.h"
 
 /* "1,234,567" into buf. */
 static const char *
@@ -84,9 +85,13 @@ report_calls_write(FILE *out, const struct profile *p)
 		const struct profile_thread *t = &p->threads[i];
 		if (!t->has_calls)
 			continue;
-		fprintf(out, "\nThread %u%s%s%s:\n", t->tid,
-			t->name ? " (" : "", t->name ? t->name : "",
-			t->name ? ")" : "");
+		fprintf(out, "\nThread %u", t->tid);
+		if (t->name) {
+			fputs(" (", out);
+			textesc_put(out, t->name);
+			fputc(')', out);
+		}
+		fputs(":\n", out);
 		listing(out, t->calls);
 	}
 }

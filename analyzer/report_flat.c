@@ -59,7 +59,7 @@ space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 	}
 	fprintf(out, SPACE_ROW_FMT, report_pct(f->self, p->hdr.weight),
 		cum_pct, report_value(p, f->self), report_value(p, f->total),
-		calls, self_per, total_per, report_elided_mark(f), f->label);
+		calls, self_per, total_per, report_elided_mark(f), f->text);
 }
 
 static void
@@ -83,7 +83,7 @@ table_rows(FILE *out, const struct profile *p, double threshold)
 		}
 		fprintf(out, ROW_FMT, self_pct, report_pct(cum, whole),
 			report_seconds(f->self), report_seconds(f->total), "",
-			"", "", report_elided_mark(f), f->label);
+			"", "", report_elided_mark(f), f->text);
 	}
 	free(ids);
 }

@@ -31,6 +31,7 @@ struct sub {
 	uint64_t weight;
 	const char *mark;  /* "... " or "" */
 	const char *label;
+	const char *text;  /* the label as printed */
 };
 
 static void
@@ -88,10 +89,12 @@ collect(const struct profile *p, uint32_t f, bool parents, struct sub *subs)
 			continue;
 		subs[k++] = (struct sub){ x->weight,
 					  report_elided_mark(&p->funcs[other]),
-					  p->funcs[other].label };
+					  p->funcs[other].label,
+					  p->funcs[other].text };
 	}
 	if (!parents && p->funcs[f].elided)
-		subs[k++] = (struct sub){ p->funcs[f].elided, "", "..." };
+		subs[k++] = (struct sub){ p->funcs[f].elided, "", "...",
+					  "..." };
 	qsort(subs, k, sizeof(*subs), cmp_sub);
 	return k;
 }
@@ -110,7 +113,7 @@ sub_lines(FILE *out, const struct profile *p, uint32_t f, bool parents,
 			continue;
 		fprintf(out, SUB_FMT, report_value_decimals(p),
 			report_value(p, buf[i].weight), local, r,
-			buf[i].mark, buf[i].label);
+			buf[i].mark, buf[i].text);
 	}
 }
 
@@ -126,7 +129,7 @@ entry(FILE *out, const struct profile *p, uint32_t f,
 		report_pct(fn->total, whole), report_value_decimals(p),
 		report_value(p, fn->total),
 		report_pct(fn->self, fn->total), report_elided_mark(fn),
-		fn->label);
+		fn->text);
 	sub_lines(out, p, f, false, o, buf);
 	fputs(RULE, out);
 }

@@ -63,7 +63,10 @@ write_dropped(struct json *j, const struct profile_header *h)
 	json_begin_object(j);
 	for (uint32_t c = 1; c < SPOOL_DROP_MAX_; c++) {
 		json_key(j, spool_drop_name(c));
-		json_uint(j, h->drops[c]);
+		if (h->drops_corrupt & (1u << c))
+			json_null(j); /* the footer's count was corrupt */
+		else
+			json_uint(j, h->drops[c]);
 	}
 	json_end_object(j);
 }
@@ -227,6 +230,10 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 		json_string(j, f->file);
 		json_key(j, "line");
 		json_uint(j, f->line);
+	}
+	if (f->version) { /* a versioned symbol */
+		json_key(j, "symbol_version");
+		json_string(j, f->version);
 	}
 	key_weight(j, p, "self", "self", (double)f->self);
 	key_weight(j, p, "total", "total", (double)f->total);

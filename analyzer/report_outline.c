@@ -91,7 +91,8 @@ kids_of(const struct report_outline *o, uint32_t x, struct kid **kids,
 		xgrow(kids, cap, k + 1, sizeof(**kids));
 		(*kids)[k++] = (struct kid){ NO_NODE, n->elided };
 	}
-	qsort_r(*kids, k, sizeof(**kids), cmp_kids, (void *)p);
+	if (k > 1) /* (*kids is still NULL when no kid was ever shown) */
+		qsort_r(*kids, k, sizeof(**kids), cmp_kids, (void *)p);
 	return k;
 }
 
@@ -210,7 +211,7 @@ put_line(FILE *out, const struct report_outline *o, const struct line *l,
 	const struct profile_node *n = &p->nodes[l->node];
 	fprintf(out, "%s%.2f %s%s %zu\n", ind, pct,
 		n->flags & PROFILE_NODE_ELIDED ? "... " : "",
-		p->funcs[n->func].label, number);
+		p->funcs[n->func].text, number);
 }
 
 /* Prints lines [first, end) with depths relative to base. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "textesc.h"
 #include "xmalloc.h"
 
 struct racket {
@@ -121,7 +122,7 @@ sub_cell_len(const struct racket *r, const uint32_t *e, size_t n,
 			continue;
 		const struct profile_func *fn = &p->funcs[o];
 		w = max_int(w, snprintf(NULL, 0, "%s%s [%u]",
-					report_elided_mark(fn), fn->label,
+					report_elided_mark(fn), fn->text,
 					r->index[o]));
 	}
 	return w;
@@ -240,7 +241,7 @@ sub_lines(const struct racket *r, uint32_t f, bool callers, struct sub *buf)
 	for (size_t i = 0; i < k; i++) {
 		const struct profile_func *fn = &p->funcs[buf[i].func];
 		int len = fprintf(r->out, "%*s%s%s [%u]", lead, "",
-				  report_elided_mark(fn), fn->label,
+				  report_elided_mark(fn), fn->text,
 				  r->index[buf[i].func]) - lead;
 		fprintf(r->out, "%*s%5.1f%%\n", r->w_name - len + 1, "",
 			buf[i].pct);
@@ -266,11 +267,13 @@ entry(const struct racket *r, size_t i, struct sub *buf)
 		 report_pct(fn->self, p->hdr.weight));
 	sub_lines(r, f, true, buf);
 	fprintf(r->out, " %-*s %*s %*s  %s%s", r->w_idx, idx, r->w_total,
-		total, r->w_self, self, report_elided_mark(fn), fn->label);
+		total, r->w_self, self, report_elided_mark(fn), fn->text);
 	/* The module stands for Racket's source location; an unnamed
 	 * function's label already names it. */
-	if (mod && !(fn->flags & PROFILE_FUNC_UNNAMED))
-		fprintf(r->out, " %s", base ? base + 1 : mod);
+	if (mod && !(fn->flags & PROFILE_FUNC_UNNAMED)) {
+		fputc(' ', r->out);
+		textesc_put(r->out, base ? base + 1 : mod);
+	}
 	fputc('\n', r->out);
 	sub_lines(r, f, false, buf);
 }

@@ -222,25 +222,49 @@ open_file(struct resolver *r, uint32_t idx)
 	return f;
 }
 
-static uint32_t
-add_func(struct resolver *r, struct rfile *f, const char *name,
-	 uint64_t addr, uint32_t flags)
+/* The name a symbol is shown by: the symbol table's name demangled,
+ * without its version when that is the default one (memcpy@@GLIBC_2.14
+ * is memcpy), with it when it is another (memcpy@GLIBC_2.2.5 stays, the
+ * name demangled before it). *version gets the version, or NULL. A new
+ * string the caller frees. */
+static char *
+symbol_name(const struct resolver *r, const char *sym, const char **version)
 {
-	char *nice = flags || r->opts.no_demangle ? NULL : demangle_name(name);
-	uint32_t fn = profile_add_func(r->prof, f->pmodule, nice ? nice : name,
-				       addr, flags);
+	bool dflt;
+	size_t len = elfsym_split_version(sym, version, &dflt);
+	char *plain = xstrndup(sym, len);
+	char *nice = r->opts.no_demangle ? NULL : demangle_name(plain);
+	char *name;
+
+	if (*version && !dflt)
+		name = xasprintf("%s@%s", nice ? nice : plain, *version);
+	else
+		name = xstrdup(nice ? nice : plain);
 	free(nice);
+	free(plain);
+	return name;
+}
+
+/* A named function of f (unnamed ones are made by the callers). */
+static uint32_t
+add_func(struct resolver *r, struct rfile *f, const char *sym, uint64_t addr)
+{
+	const char *version;
+	char *name = symbol_name(r, sym, &version);
+	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, addr, 0);
+	profile_func_set_version(r->prof, fn, version);
+	free(name);
 	return fn;
 }
 
 static uint32_t
-file_func(struct resolver *r, struct rfile *f, uint64_t key, const char *name,
-	  uint64_t addr, uint32_t flags)
+file_func(struct resolver *r, struct rfile *f, uint64_t key, const char *sym,
+	  uint64_t addr)
 {
 	bool found;
 	uint64_t *id = hmap_ref(&f->funcs, key, &found);
 	if (!found)
-		*id = add_func(r, f, name, addr, flags);
+		*id = add_func(r, f, sym, addr);
 	return (uint32_t)*id;
 }
 
@@ -297,13 +321,14 @@ line_func(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
 		    strcmp(lf->file, file) == 0)
 			return lf->func;
 	}
-	char *raw = r->opts.no_demangle ? NULL : demangle_name(s->name);
-	char *name = xasprintf("%s (%s:%u)", raw ? raw : s->name,
-			       base_name(file), line);
+	const char *version;
+	char *sym = symbol_name(r, s->name, &version);
+	char *name = xasprintf("%s (%s:%u)", sym, base_name(file), line);
 	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, s->addr, 0);
 	profile_func_set_source(r->prof, fn, file, line);
+	profile_func_set_version(r->prof, fn, version);
 	free(name);
-	free(raw);
+	free(sym);
 	xgrow(&f->linefuncs, &f->linefuncs_cap, f->nlinefuncs + 1,
 	      sizeof(*f->linefuncs));
 	f->linefuncs[f->nlinefuncs] = (struct linefunc){
@@ -331,7 +356,7 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 		    srcline_lookup(f->lines, elf_addr, &file, &line))
 			return line_func(r, f, s, file, line);
 		if (s)
-			return file_func(r, f, s->addr, s->name, s->addr, 0);
+			return file_func(r, f, s->addr, s->name, s->addr);
 	}
 	uint64_t off = pc - in->base;
 	bool found;

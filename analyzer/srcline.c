@@ -11,12 +11,11 @@
 
 #ifdef HAVE_LIBDW
 
-#include <errno.h>
-#include <fcntl.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
-#include <string.h>
 #include <unistd.h>
+
+#include "regfile.h"
 
 struct cu_range {
 	uint64_t start, end; /* [start, end) */
@@ -84,9 +83,11 @@ srcline_open(const char *path, char *why, size_t whylen)
 {
 	struct srcline *s = xcalloc(1, sizeof(*s));
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The file was checked when its symbols were read, but it may have
+	 * been replaced since. */
+	int fd = regfile_open(path, NULL);
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
+		snprintf(why, whylen, "%s", regfile_strerror(fd));
 		goto out_free;
 	}
 	elf_version(EV_CURRENT);

@@ -8,6 +8,7 @@
 #ifndef PROFANALYZE_XMALLOC_H
 #define PROFANALYZE_XMALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Each returns memory the caller frees with free(); never NULL. A size of
@@ -27,6 +28,8 @@ xstrndup(const char *s, size_t len);
 /* printf into a new string. */
 char *
 xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *
+xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Grows *array (of *cap elements of size bytes) so that it holds at least
  * need elements, doubling the capacity. */

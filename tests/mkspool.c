@@ -4,14 +4,17 @@
  *
  * One directive per line; '#' starts a comment. Values are words or
  * "quoted strings" with \" \\ \xHH escapes; @BUILD@ and @SRC@ in a value
- * become $PROFRUN_BUILD_ROOT and $PROFRUN_SOURCE_ROOT. Numbers are decimal
- * or 0x hex.
+ * become $PROFRUN_BUILD_ROOT and $PROFRUN_SOURCE_ROOT, and @TMP@ the
+ * golden test's scratch directory, $PROFRUN_GOLDEN_TMP. Numbers are
+ * decimal or 0x hex.
  *
  *   process [pid=N] [timer=perf|posix|itimer|none] [clock=cpu|wall]
  *           [period=NS] [hz=N] [depth=N] [exe=PATH] [space=BYTES]
- *           [flags=user-only]
+ *           [flags=user-only] [cmdline=ARGS]
  *       space= is the allocation sampling interval (default 0, off);
- *       user-only sets SPOOL_PROCESS_USER_ONLY, as the perf source does.
+ *       user-only sets SPOOL_PROCESS_USER_ONLY, as the perf source does;
+ *       cmdline= is stored as given (write \x00 between arguments;
+ *       default "fixture").
  *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file|of:ELF]
  *          [symbols=ELF] [seg=VADDR:MEMSZ]...
  *       Without seg= the PT_LOAD segments are read from the ELF file at
@@ -145,8 +148,9 @@ value_char(const char *p, char **s, size_t *len, size_t *cap)
 	static const struct { const char *tag, *env; } vars[] = {
 		{ "@BUILD@", "PROFRUN_BUILD_ROOT" },
 		{ "@SRC@", "PROFRUN_SOURCE_ROOT" },
+		{ "@TMP@", "PROFRUN_GOLDEN_TMP" },
 	};
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		size_t tl = strlen(vars[i].tag);
 		if (strncmp(p, vars[i].tag, tl) != 0)
 			continue;
@@ -401,6 +405,7 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 	const struct word *exe = find(w, n, "exe");
 	const struct word *t = find(w, n, "timer"), *c = find(w, n, "clock");
 	const struct word *flags = find(w, n, "flags");
+	const struct word *cmd = find(w, n, "cmdline");
 	struct spool_process p = {
 		.pid = (uint32_t)num_or(w, n, "pid", 1000),
 		.ppid = 1,
@@ -411,7 +416,8 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 		.max_depth = (uint32_t)num_or(w, n, "depth", SPOOL_MAX_DEPTH),
 		.exe = { exe ? exe->val : "/usr/bin/fixture",
 			 (uint32_t)(exe ? exe->len : 16) },
-		.cmdline = { "fixture", 7 },
+		.cmdline = { cmd ? cmd->val : "fixture",
+			     (uint32_t)(cmd ? cmd->len : 7) },
 		.space_interval = num_or(w, n, "space", 0),
 	};
 	if (flags && strstr(flags->val, "user-only"))

@@ -7,7 +7,10 @@
  * memory (the vdso), and files that must give a reason instead of a
  * crash: missing, not ELF, without .text or section headers, cut short,
  * damaged in known ways (tests/elfmangle.c) and with random bytes
- * overwritten. Each reason's wording is asserted.
+ * overwritten. Each reason's wording is asserted. FIFOs and devices in
+ * the place of a module or of a debug file are refused unread (a test
+ * that blocks on one fails by its timeout). Symbol versions: names as
+ * the symbol table has them, and how they split.
  *
  * The fixtures are found under $PROFRUN_BUILD_ROOT/tests.
  */
@@ -676,6 +679,132 @@ START_TEST(elfsym_reads_vdso_from_memory)
 }
 END_TEST
 
+/* A FIFO where a module or a separate debug file should be: opened for
+ * reading the ordinary way it would wait for a writer, and the test would
+ * fail by its tcase timeout. */
+static char *
+make_fifo(const char *dir, const char *name)
+{
+	char *path, *cmd;
+	ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	ck_assert(asprintf(&cmd, "mkdir -p '%s'", dir) > 0);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	return path;
+}
+
+static const char *const not_regular[] = { "fifo", "/dev/null" };
+
+START_TEST(elfsym_not_regular_files_are_not_read)
+{
+	struct elffile_why why;
+	char dir[256];
+	char *fifo = NULL;
+	const char *path = not_regular[_i];
+
+	snprintf(dir, sizeof(dir), "%s/not-regular", tmpdir);
+	if (strcmp(path, "fifo") == 0)
+		path = fifo = make_fifo(dir, "libfifo.so");
+	ck_assert_ptr_null(elfsym_load(path, NULL, &why));
+	ck_assert_str_eq(why.text, "not a regular file");
+	ck_assert_int_eq(why.fail, ELFFILE_UNREADABLE);
+	free(fifo);
+}
+END_TEST
+
+/* The first place .gnu_debuglink sends to, beside the executable, holds
+ * a FIFO: it is passed over, and the next place, .debug/, gives the
+ * symbols. */
+START_TEST(elfsym_debuglink_skips_fifo)
+{
+	char dir[256], sub[300];
+	snprintf(dir, sizeof(dir), "%s/fifo-link", tmpdir);
+	snprintf(sub, sizeof(sub), "%s/.debug", dir);
+	char *exe = copy_to(fx("fixture-exe-linked"), dir, "app");
+	char *fifo = make_fifo(dir, "fixture-exe.debug");
+	char *good = copy_to(fx("fixture-exe.debug"), sub, "fixture-exe.debug");
+
+	struct elfsym *t = load_ok(exe, NULL);
+	ck_assert_str_eq(elfsym_source(t), good);
+	ck_assert_ptr_nonnull(by_name(t, "fe_static"));
+	elfsym_free(t);
+	free(exe);
+	free(fifo);
+	free(good);
+}
+END_TEST
+
+/* The same for a debug file found by build-id: the FIFO is passed over;
+ * there is no other, so a stripped executable has no symbols. */
+START_TEST(elfsym_build_id_skips_fifo)
+{
+	uint8_t id[64];
+	char hex[129], dir[512], name[140];
+	struct elffile_why why;
+	size_t len = file_build_id(fx("fixture-exe-stripped"), id);
+	ck_assert_uint_ge(len, 2);
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(dir, sizeof(dir), "%s/fifo-root/.build-id/%.2s", tmpdir, hex);
+	snprintf(name, sizeof(name), "%s.debug", hex + 2);
+	free(make_fifo(dir, name));
+
+	char root[300];
+	snprintf(root, sizeof(root), "%s/fifo-root", tmpdir);
+	struct elfsym_opts o = { .debug_root = root };
+	ck_assert_ptr_null(elfsym_load(fx("fixture-exe-stripped"), &o, &why));
+	ck_assert_int_eq(why.fail, ELFFILE_NO_SYMBOLS);
+}
+END_TEST
+
+/* Symbol table names and their versions. */
+static const struct {
+	const char *name;
+	size_t plain;        /* length of the plain name */
+	const char *version; /* NULL: none */
+	bool is_default;
+} versions[] = {
+	{ "memcpy@@GLIBC_2.14", 6, "GLIBC_2.14", true },
+	{ "memcpy@GLIBC_2.2.5", 6, "GLIBC_2.2.5", false },
+	{ "__libc_start_main@@GLIBC_2.34", 17, "GLIBC_2.34", true },
+	{ "memcpy", 6, NULL, false },
+	{ "_ZN3foo3barEv@@V1", 13, "V1", true },
+	{ "@@V1", 4, NULL, false },   /* no name before the version */
+	{ "foo@@", 5, NULL, false },  /* no version after the '@@' */
+	{ "foo@", 4, NULL, false },
+	{ "", 0, NULL, false },
+};
+
+START_TEST(elfsym_splits_versions)
+{
+	const char *v;
+	bool dflt;
+	size_t plain = elfsym_split_version(versions[_i].name, &v, &dflt);
+	ck_assert_uint_eq(plain, versions[_i].plain);
+	if (!versions[_i].version) {
+		ck_assert_ptr_null(v);
+		return;
+	}
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(v, versions[_i].version);
+	ck_assert_int_eq(dflt, versions[_i].is_default);
+}
+END_TEST
+
+/* The symbol table's names are kept as they are, versions included;
+ * splitting them is for the resolver. */
+START_TEST(elfsym_keeps_versioned_names)
+{
+	struct elfsym *t = load_ok(fx("libfixture-ver.so"), NULL);
+	ck_assert_ptr_nonnull(by_name(t, "fv_call@@VERS_2"));
+	ck_assert_ptr_nonnull(by_name(t, "fv_call@VERS_1"));
+	ck_assert_ptr_nonnull(by_name(t, "fv_start@@VERS_2"));
+	ck_assert_ptr_nonnull(by_name(t, "fv_plain"));
+	elfsym_free(t);
+}
+END_TEST
+
 static Suite *
 elfsym_suite(void)
 {
@@ -700,6 +829,21 @@ elfsym_suite(void)
 	tcase_add_test(tc, elfsym_follows_debuglink);
 	tcase_add_test(tc, elfsym_debuglink_checks_crc);
 	tcase_add_test(tc, elfsym_finds_dwarf_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("not regular files");
+	/* Each reads nothing: a test that blocks on a FIFO fails here. */
+	tcase_set_timeout(tc, 10);
+	tcase_add_loop_test(tc, elfsym_not_regular_files_are_not_read, 0,
+			    sizeof(not_regular) / sizeof(not_regular[0]));
+	tcase_add_test(tc, elfsym_debuglink_skips_fifo);
+	tcase_add_test(tc, elfsym_build_id_skips_fifo);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("versions");
+	tcase_add_loop_test(tc, elfsym_splits_versions, 0,
+			    sizeof(versions) / sizeof(versions[0]));
+	tcase_add_test(tc, elfsym_keeps_versioned_names);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("images");

@@ -4,8 +4,10 @@
  * address) is one function of the merged profile, whatever its id was in
  * each; functions that differ in any of those stay apart; every sample is
  * there with its stack, thread and weight; the header keeps the first
- * profile's description and sums the counts; a merged run is complete
- * only when every part is.
+ * profile's description and sums the counts, saturating instead of
+ * wrapping, with a drop count that was corrupt in any part unknown in the
+ * sum; a merged run is complete only when every part is; symbol versions
+ * are kept.
  */
 #include "merge.h"
 
@@ -141,6 +143,46 @@ START_TEST(merge_header_sums_and_describes_the_first)
 }
 END_TEST
 
+START_TEST(merge_sums_saturate_and_keep_corrupt_counts_unknown)
+{
+	struct profile *ps[] = { part(10, 10, "leaf", 3, true),
+				 part(20, 20, "leaf", 5, true) };
+	ps[0]->hdr.drops[SPOOL_DROP_REENTRANT] = UINT64_MAX - 5;
+	ps[1]->hdr.drops[SPOOL_DROP_REENTRANT] = 10;
+	ps[0]->hdr.footer_threads = UINT64_MAX;
+	/* The loader left part 2's ring-full count out as corrupt. */
+	ps[1]->hdr.drops[SPOOL_DROP_RING_FULL] = 0;
+	ps[1]->hdr.drops_corrupt = 1u << SPOOL_DROP_RING_FULL;
+	struct profile *m = merge_profiles(ps, 2);
+
+	ck_assert_uint_eq(m->hdr.drops[SPOOL_DROP_REENTRANT], UINT64_MAX);
+	ck_assert_uint_eq(m->hdr.footer_threads, UINT64_MAX);
+	ck_assert_uint_eq(m->hdr.drops[SPOOL_DROP_RING_FULL], 10);
+	ck_assert_uint_eq(m->hdr.drops_corrupt, 1u << SPOOL_DROP_RING_FULL);
+	for (int i = 0; i < 2; i++)
+		profile_free(ps[i]);
+	profile_free(m);
+}
+END_TEST
+
+START_TEST(merge_keeps_symbol_versions)
+{
+	struct profile *ps[] = { part(10, 10, "leaf", 3, true),
+				 part(20, 20, "leaf", 5, true) };
+	for (int i = 0; i < 2; i++)
+		profile_func_set_version(ps[i], func(ps[i], "leaf", "/bin/app"),
+					 "V_2");
+	struct profile *m = merge_profiles(ps, 2);
+
+	ck_assert_uint_eq(m->nfuncs, 3);
+	ck_assert_str_eq(m->funcs[func(m, "leaf", "/bin/app")].version, "V_2");
+	ck_assert_ptr_null(m->funcs[func(m, "main", "/bin/app")].version);
+	for (int i = 0; i < 2; i++)
+		profile_free(ps[i]);
+	profile_free(m);
+}
+END_TEST
+
 static Suite *
 merge_suite(void)
 {
@@ -150,6 +192,8 @@ merge_suite(void)
 	tcase_add_test(tc, merge_keeps_different_functions_apart);
 	tcase_add_test(tc, merge_keeps_threads_and_times);
 	tcase_add_test(tc, merge_header_sums_and_describes_the_first);
+	tcase_add_test(tc, merge_sums_saturate_and_keep_corrupt_counts_unknown);
+	tcase_add_test(tc, merge_keeps_symbol_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -175,6 +175,33 @@ START_TEST(profile_labels_tell_same_names_apart)
 }
 END_TEST
 
+/* The text reports print a label's control characters as \xNN; the
+ * label itself (for JSON and sorting) keeps them. A collapsed copy keeps
+ * the symbol version. */
+START_TEST(profile_text_escapes_labels)
+{
+	struct profile *p = profile_new(PROFILE_KIND_TIME);
+	uint32_t m = profile_module(p, "/lib/lib\x1b[2J.so");
+	uint32_t esc = profile_add_func(p, m, "evil\x1b]0;x\x07", 0x10, 0);
+	uint32_t plain = profile_add_func(p, m, "memcpy", 0x20, 0);
+	profile_func_set_version(p, plain, "GLIBC_2.14");
+	uint32_t stack[] = { esc, plain };
+	profile_add_sample(p, stack, 2, profile_thread(p, 1), 10, 1, 0);
+	profile_finish(p);
+	ck_assert_str_eq(p->funcs[esc].label, "evil\x1b]0;x\x07");
+	ck_assert_str_eq(p->funcs[esc].text, "evil\\x1b]0;x\\x07");
+	ck_assert_ptr_eq(p->funcs[plain].text, p->funcs[plain].label);
+	ck_assert_str_eq(p->funcs[plain].version, "GLIBC_2.14");
+
+	bool hidden[2] = { false, false };
+	struct profile *c = profile_collapse(p, hidden);
+	ck_assert_str_eq(c->funcs[esc].text, "evil\\x1b]0;x\\x07");
+	ck_assert_str_eq(c->funcs[plain].version, "GLIBC_2.14");
+	profile_free(c);
+	profile_free(p);
+}
+END_TEST
+
 START_TEST(profile_counts_threads_and_flags)
 {
 	struct fixture f = make();
@@ -379,6 +406,7 @@ profile_suite(void)
 	tcase_add_test(tc, profile_orders_by_self_then_total_then_name);
 	tcase_add_test(tc, profile_labels_tell_same_names_apart);
 	tcase_add_test(tc, profile_counts_threads_and_flags);
+	tcase_add_test(tc, profile_text_escapes_labels);
 	tcase_add_test(tc, profile_pseudo_functions_stay_out_of_lists);
 	tcase_add_test(tc, profile_edges_count_each_sample_once);
 	tcase_add_test(tc, profile_edges_divide_by_occurrences);

@@ -14,6 +14,8 @@
 #                  written as BASENAME+NAME+OFF (see tests/mkspool.c)
 #
 # JSON output is also checked to parse, with python3 -m json.tool.
+# profanalyze runs under timeout(1): a case that would block forever (on
+# a FIFO, say) fails with exit 124 instead of hanging the suite.
 set -u
 name=$1
 src=$PROFRUN_SOURCE_ROOT
@@ -27,7 +29,8 @@ desc=$golden/${name%%.*}.desc
 spool=$tmp/$name.spool
 : >"$tmp/frames.sed"
 if [ -f "$desc" ]; then
-	"$bld/tests/mkspool" "$desc" "$spool" "$tmp/frames.sed" || exit 1
+	PROFRUN_GOLDEN_TMP=$tmp "$bld/tests/mkspool" "$desc" "$spool" \
+		"$tmp/frames.sed" || exit 1
 fi
 setup=$golden/${name%%.*}.setup
 if [ -f "$setup" ]; then
@@ -40,9 +43,12 @@ fi
 args=$(printf '%s\n' "$args" | sed -e "s|@SPOOL@|$spool|g" \
 	-e "s|@SRC@|$src|g" -e "s|@BUILD@|$bld|g" -e "s|@TMP@|$tmp|g")
 
-(cd "$tmp" && eval "exec \"\$bld/analyzer/profanalyze\" $args") \
-	>"$tmp/stdout" 2>"$tmp/stderr"
+(cd "$tmp" && eval "exec timeout -k 5 20 \"\$bld/analyzer/profanalyze\" \
+	$args") >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
 rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "golden $name: profanalyze did not finish in 20 s (blocked?)"
+fi
 
 # A case that writes with -o FILE shows FILE's content after the streams.
 {
