@@ -7,6 +7,7 @@ only; each driver puts scripts/ on sys.path to import it."""
 import os
 import signal
 import subprocess
+import threading
 import time
 
 
@@ -53,3 +54,41 @@ def fastest_cpu():
             best, best_t = cpu, t
     os.sched_setaffinity(0, set(allowed))
     return best
+
+
+def spawn_measured(argv, env, errfile, timeout, cpu=-1):
+    """Runs argv (argv[0] a path) with stdin and stdout on /dev/null and
+    stderr into errfile, in its own process group, pinned to cpu (none if
+    negative), killed after timeout seconds. Returns (wall seconds, the
+    rusage of everything it reaped, exit status, stderr)."""
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, '/dev/null', os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, errfile,
+         os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+    ]
+    # The child inherits the affinity of the thread that spawns it.
+    allowed = os.sched_getaffinity(0)
+    if cpu >= 0:
+        os.sched_setaffinity(0, {cpu})
+    t0 = time.perf_counter()
+    try:
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions,
+                             setpgroup=0)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    watchdog = threading.Timer(timeout, kill_group, (pid,))
+    watchdog.start()
+    try:
+        _, status, ru = os.wait4(pid, 0)
+    except BaseException:
+        # Interrupted (SIGINT, SIGTERM): take the run down with us.
+        kill_group(pid)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        watchdog.cancel()
+    wall = time.perf_counter() - t0
+    with open(errfile, errors='replace') as f:
+        err = f.read()
+    return wall, ru, os.waitstatus_to_exitcode(status), err

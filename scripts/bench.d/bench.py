@@ -44,11 +44,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from benchlib import kill_group, read_first, quiet_output  # noqa: E402
+from benchlib import quiet_output, read_first  # noqa: E402
+from benchlib import spawn_measured  # noqa: E402
 
 LIBPROFILER = '/usr/lib/x86_64-linux-gnu/libprofiler.so.0'
 GNU_TIME = '/usr/bin/time'
@@ -124,34 +124,9 @@ class Run:
 
 
 def run_measured(argv, env, errfile):
-    """Runs argv (argv[0] a path) with stdin and stdout on /dev/null and
-    stderr into errfile, in its own process group, killed after
-    RUN_TIMEOUT seconds."""
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, '/dev/null', os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, errfile,
-         os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
-    ]
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions,
-                         setpgroup=0)
-    watchdog = threading.Timer(RUN_TIMEOUT, kill_group, (pid,))
-    watchdog.start()
-    try:
-        _, status, ru = os.wait4(pid, 0)
-    except BaseException:
-        # Interrupted (SIGINT, SIGTERM): take the run down with us.
-        kill_group(pid)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        watchdog.cancel()
-    wall = time.perf_counter() - t0
-    with open(errfile, errors='replace') as f:
-        err = f.read()
-    return Run(wall, ru.ru_utime, ru.ru_stime,
-               os.waitstatus_to_exitcode(status), err)
+    """Runs argv (benchlib.spawn_measured), unpinned."""
+    wall, ru, status, err = spawn_measured(argv, env, errfile, RUN_TIMEOUT)
+    return Run(wall, ru.ru_utime, ru.ru_stime, status, err)
 
 
 def output_of(argv, env):
