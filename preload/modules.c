@@ -532,6 +532,17 @@ void
 modules_announce(const struct dl_find_object *fo)
 {
 	struct found f;
+	uint64_t base;
+	/* Announced already, while the table's lock was held: the walks
+	 * through it until the table catches up need not read its headers
+	 * again (a handful of system calls a frame). */
+	if (copy_in(&base, (uint64_t)(uintptr_t)&fo->dlfo_link_map->l_addr,
+		    sizeof(base)) < 0)
+		return;
+	for (int i = 0; i < ANNOUNCED_MAX; i++)
+		if (atomic_load_explicit(&announced[i], memory_order_relaxed) ==
+		    base + 1)
+			return;
 	if (found_from_object(fo, &f) < 0)
 		return;
 	/* The table takes the module now unless its lock is held (by the

@@ -213,7 +213,7 @@ prof_now_ns(void)
 	return prof_clock_ns(CLOCK_MONOTONIC);
 }
 
-volatile uint8_t *prof_image_page;
+static volatile uint8_t *prof_image_page;
 
 void
 prof_image_mark(void)

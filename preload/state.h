@@ -103,8 +103,6 @@ prof_now_ns(void);
 void
 prof_image_mark(void);
 
-extern volatile uint8_t *prof_image_page;
-
 /* Whether the calling process is the profiled image (not a child that
  * copied our memory): one load, or a getpid() where the kernel has no
  * MADV_WIPEONFORK. async-signal-safe */
