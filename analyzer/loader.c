@@ -112,6 +112,9 @@ take_thread(struct load *l, const struct spool_thread *t)
 		profile_thread_set_name(l->prof, idx, t->name.ptr, t->name.len);
 		l->prof->threads[idx].name_time_ns = t->time_ns;
 	}
+	if (t->has_cpu && (t->event == SPOOL_THREAD_EXIT ||
+			   t->event == SPOOL_THREAD_CPU))
+		profile_thread_add_cpu(l->prof, idx, t->cpu_ns, t->user_ns);
 }
 
 /* Whether the samples of thread tid are wanted (--thread). The names are
@@ -485,6 +488,9 @@ loader_read(const char *path, const struct loader_opts *opts)
 
 	resolver_free(l.res);
 	modmap_free(&l.map);
+	for (size_t i = 0; opts && opts->nthreads && i < l.prof->nthreads; i++)
+		l.prof->threads[i].excluded =
+			!thread_wanted(&l, opts, l.prof->threads[i].tid);
 	free(l.stack);
 	free(l.images);
 	free(selected);

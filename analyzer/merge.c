@@ -105,6 +105,11 @@ merge_threads(struct merge *m, const struct profile *src)
 			dt = &m->d->threads[k];
 			dt->name_time_ns = t->name_time_ns;
 		}
+		if (t->has_cpu)
+			profile_thread_add_cpu(m->d, k, t->cpu_ns,
+					       t->user_known ? t->user_ns
+							     : SPOOL_CPU_UNKNOWN);
+		dt->excluded = dt->excluded || t->excluded;
 		if (t->has_calls) {
 			dt->has_calls = true;
 			for (int c = 0; c < SPOOL_ALLOC_FN_MAX_; c++)

@@ -163,6 +163,21 @@ profile_thread(struct profile *p, uint32_t tid)
 }
 
 void
+profile_thread_add_cpu(struct profile *p, uint32_t thread, uint64_t cpu_ns,
+		       uint64_t user_ns)
+{
+	struct profile_thread *t = &p->threads[thread];
+	t->user_known = (t->user_known || !t->has_cpu) &&
+			user_ns != SPOOL_CPU_UNKNOWN;
+	t->has_cpu = true;
+	t->cpu_ns = t->cpu_ns > UINT64_MAX - cpu_ns ? UINT64_MAX
+						    : t->cpu_ns + cpu_ns;
+	if (t->user_known)
+		t->user_ns = t->user_ns > UINT64_MAX - user_ns ? UINT64_MAX
+							      : t->user_ns + user_ns;
+}
+
+void
 profile_thread_set_name(struct profile *p, uint32_t thread, const char *name,
 			size_t len)
 {
@@ -676,6 +691,11 @@ copy_frame(const struct profile *src)
 		uint32_t k = profile_thread(d, t->tid);
 		d->threads[k].samples = t->samples;
 		d->threads[k].weight = t->weight;
+		d->threads[k].has_cpu = t->has_cpu;
+		d->threads[k].user_known = t->user_known;
+		d->threads[k].cpu_ns = t->cpu_ns;
+		d->threads[k].user_ns = t->user_ns;
+		d->threads[k].excluded = t->excluded;
 		if (t->name)
 			profile_thread_set_name(d, k, t->name, strlen(t->name));
 	}

@@ -146,6 +146,13 @@ struct profile_thread {
 	uint64_t name_time_ns; /* when it got that name (the latest wins) */
 	uint64_t samples;
 	uint64_t weight;
+	/* The thread's CPU time in the image (THREAD exit or CPU records,
+	 * summed over the threads that had this id), and its user-mode part
+	 * (user_known false when some record did not say). */
+	bool has_cpu, user_known;
+	uint64_t cpu_ns, user_ns;
+	/* --thread left it out of the profile. */
+	bool excluded;
 	/* Exact calls of the malloc family (space profiling), and whether
 	 * the spool had a CALL_COUNTS record for this thread. */
 	bool has_calls;
@@ -274,6 +281,12 @@ profile_thread(struct profile *p, uint32_t tid);
 void
 profile_thread_set_name(struct profile *p, uint32_t thread, const char *name,
 			size_t len);
+
+/* Adds CPU time of the thread from a THREAD exit or CPU record (user_ns
+ * SPOOL_CPU_UNKNOWN when the record did not know it). */
+void
+profile_thread_add_cpu(struct profile *p, uint32_t thread, uint64_t cpu_ns,
+		       uint64_t user_ns);
 
 /* Adds one sample whose stack is funcs[0..n), outermost caller first.
  * flags are SPOOL_SAMPLE_*. n may be 0 (the sample then counts in the

@@ -311,6 +311,50 @@ space_header(FILE *out, const struct profile *p)
 	fputc('\n', out);
 }
 
+bool
+report_thread_unsampled(const struct profile *p, const struct profile_thread *t,
+			uint64_t *cpu_ns)
+{
+	const struct profile_header *h = &p->hdr;
+	if (p->hdr.kind == PROFILE_KIND_SPACE || !t->has_cpu || t->excluded ||
+	    (h->timer == SPOOL_TIMER_NONE && !h->requested_hz))
+		return false;
+	bool user_only = h->process_flags & SPOOL_PROCESS_USER_ONLY;
+	uint64_t cpu = user_only && t->user_known ? t->user_ns : t->cpu_ns;
+	uint64_t period = h->period_ns ? h->period_ns : 1000000;
+	*cpu_ns = cpu;
+	/* Below 20 periods a thread may miss half its samples by chance. */
+	return cpu / 20 >= period && t->weight < cpu / 2;
+}
+
+/* The threads that ran much longer than their samples stand for: the
+ * sampling signal did not reach them (masked where the library could not
+ * see, or its timer could not be armed). */
+static void
+unsampled_lines(FILE *out, const struct profile *p)
+{
+	size_t n = 0, shown = 0;
+	uint64_t cpu, missing = 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *t = &p->threads[i];
+		if (!report_thread_unsampled(p, t, &cpu))
+			continue;
+		n++;
+		missing += cpu - t->weight;
+		if (++shown > 3)
+			continue;
+		char *name = textesc_dup(t->name ? t->name : "?");
+		fprintf(out, "Unsampled: thread %u (%s) ran %.3f s of CPU time, "
+			"its samples stand for %.3f s; the rest is missing "
+			"from this profile.\n", t->tid, name, report_seconds(cpu),
+			report_seconds(t->weight));
+		free(name);
+	}
+	if (n > 3)
+		fprintf(out, "Unsampled: %zu threads in all, %.3f s of CPU time "
+			"missing (see --threads).\n", n, report_seconds(missing));
+}
+
 void
 report_header(FILE *out, const struct profile *p)
 {
@@ -324,6 +368,7 @@ report_header(FILE *out, const struct profile *p)
 	source_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
+	unsampled_lines(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
 }
@@ -366,18 +411,31 @@ report_threads_write(FILE *out, const struct profile *p)
 	for (size_t i = 0; i < p->nthreads; i++)
 		order[i] = &p->threads[i];
 	qsort(order, p->nthreads, sizeof(*order), cmp_thread_weight);
-	fprintf(out, "%10s  %-16s %10s %12s\n", "thread", "name", "samples",
+	fprintf(out, "%10s  %-16s %10s %12s", "thread", "name", "samples",
 		space ? "Kbytes" : "seconds");
+	fputs(space ? "\n" : " cpu seconds  sampled\n", out);
 	for (size_t i = 0; i < p->nthreads; i++) {
 		const struct profile_thread *t = order[i];
 		/* The program names its threads: escaped, and padded as
 		 * escaped. */
 		char *name = textesc_dup(t->name ? t->name : "?");
-		fprintf(out, "%10u  %-16s %10llu %12.3f\n", t->tid, name,
+		fprintf(out, "%10u  %-16s %10llu %12.3f", t->tid, name,
 			(unsigned long long)t->samples,
 			space ? (double)t->weight / 1024.0
 			      : report_seconds(t->weight));
 		free(name);
+		uint64_t cpu;
+		bool missing = report_thread_unsampled(p, t, &cpu);
+		if (space)
+			fputc('\n', out);
+		else if (!t->has_cpu || t->excluded)
+			fprintf(out, " %11s %8s\n", "-", "-");
+		else if (!cpu)
+			fprintf(out, " %11.3f %8s\n", 0.0, "-");
+		else
+			fprintf(out, " %11.3f %7.0f%%%s\n", report_seconds(cpu),
+				100.0 * (double)t->weight / (double)cpu,
+				missing ? "  unsampled time" : "");
 	}
 	free(order);
 }

@@ -43,6 +43,14 @@ report_threads(const struct profile *p);
 bool
 report_delivered_hz(const struct profile_header *h, double *hz);
 
+/* Whether thread t of a time profile ran much longer than its samples
+ * stand for (its samples' weight under half its CPU time, of 20 periods
+ * or more); *cpu_ns is then the CPU time its samples should cover (user
+ * mode only when the samples do). */
+bool
+report_thread_unsampled(const struct profile *p, const struct profile_thread *t,
+			uint64_t *cpu_ns);
+
 /* Formats v with at least one and at most max_decimals decimals, without
  * trailing zeros beyond the first ("1.0", "0.25"). Returns buf. */
 const char *

@@ -346,6 +346,17 @@ write_thread_list(struct json *j, const struct profile *p)
 		json_key(j, "samples");
 		json_uint(j, t->samples);
 		key_weight(j, p, "seconds", "bytes", (double)t->weight);
+		uint64_t cpu = 0;
+		bool missing = report_thread_unsampled(p, t, &cpu);
+		if (p->hdr.kind != PROFILE_KIND_SPACE) {
+			json_key(j, "cpu_seconds");
+			if (t->has_cpu)
+				json_double(j, report_seconds(t->cpu_ns), 6);
+			else
+				json_null(j);
+			json_key(j, "unsampled");
+			json_bool(j, missing);
+		}
 		json_end_object(j);
 	}
 	json_end_array(j);

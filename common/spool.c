@@ -135,7 +135,7 @@ spool_put_file_header(struct spool_buf *b, uint32_t chunk)
 	memcpy(w.p, SPOOL_MAGIC, SPOOL_MAGIC_LEN);
 	w.pos = SPOOL_MAGIC_LEN;
 	w_u16(&w, SPOOL_VERSION);
-	w_u16(&w, 0); /* minor */
+	w_u16(&w, SPOOL_MINOR);
 	w_u32(&w, chunk);
 	b->len += w.pos;
 }
@@ -214,13 +214,18 @@ int
 spool_put_thread(struct spool_buf *b, const struct spool_thread *t)
 {
 	struct writer w;
+	size_t cpu = t->has_cpu ? 16 : 0;
 	if (rec_begin(b, &w, SPOOL_REC_THREAD,
-		      8 + 4 + 4 + 4 + (size_t)t->name.len))
+		      8 + 4 + 4 + 4 + (size_t)t->name.len + cpu))
 		return -ENOSPC;
 	w_u64(&w, t->time_ns);
 	w_u32(&w, t->tid);
 	w_u32(&w, t->event);
 	w_str(&w, t->name);
+	if (t->has_cpu) {
+		w_u64(&w, t->cpu_ns);
+		w_u64(&w, t->user_ns);
+	}
 	return rec_end(b, &w);
 }
 
@@ -582,6 +587,9 @@ spool_get_thread(const struct spool_rec *rec, struct spool_thread *out)
 	out->tid = r_u32(&r);
 	out->event = r_u32(&r);
 	out->name = r_str(&r);
+	out->has_cpu = !r.bad && r.len - r.pos >= 16;
+	out->cpu_ns = out->has_cpu ? r_u64(&r) : 0;
+	out->user_ns = out->has_cpu ? r_u64(&r) : SPOOL_CPU_UNKNOWN;
 	return r.bad ? -EBADMSG : 0;
 }
 

@@ -32,6 +32,7 @@
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
+#define SPOOL_MINOR 1 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -80,6 +81,8 @@ enum spool_thread_event {
 	SPOOL_THREAD_START = 1,
 	SPOOL_THREAD_EXIT = 2,
 	SPOOL_THREAD_NAME = 3,
+	SPOOL_THREAD_CPU = 4, /* the CPU time of a thread still running at
+			       * the image's end */
 };
 
 /* Causes of dropped samples, counted in FOOTER. */
@@ -163,7 +166,14 @@ struct spool_thread {
 	uint32_t tid;
 	uint32_t event; /* enum spool_thread_event */
 	struct spool_str name;
+	/* EXIT and CPU records (format 2.1): the thread's CPU time so far,
+	 * and the user-mode part of it (SPOOL_CPU_UNKNOWN when not known). */
+	int has_cpu;
+	uint64_t cpu_ns;
+	uint64_t user_ns;
 };
+
+#define SPOOL_CPU_UNKNOWN UINT64_MAX
 
 struct spool_sample {
 	uint64_t time_ns; /* CLOCK_MONOTONIC */

@@ -439,16 +439,16 @@ appender_path(void)
 static void
 write_footer(uint32_t end_reason, uint32_t end_signal)
 {
-	struct rusage ru;
 	uint8_t out[SPOOL_REC_HEADER_LEN + 256];
-	getrusage(RUSAGE_SELF, &ru);
+	uint64_t utime, stime;
+	prof_cpu_ns(&utime, &stime);
 	struct spool_footer f;
 	memset(&f, 0, sizeof(f));
 	f.end_mono_ns = prof_now_ns();
-	f.utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
-		     (uint64_t)ru.ru_utime.tv_usec * 1000u;
-	f.stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
-		     (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	f.utime_ns = utime > prof_state.base_utime_ns
+			     ? utime - prof_state.base_utime_ns : 0;
+	f.stime_ns = stime > prof_state.base_stime_ns
+			     ? stime - prof_state.base_stime_ns : 0;
 	f.threads = atomic_load(&prof_state.threads_seen);
 	for (int i = 1; i < SPOOL_DROP_MAX_; i++)
 		f.drops[i] = atomic_load(&prof_state.drops[i]);

@@ -4,6 +4,8 @@
  */
 #include "arena.h"
 
+#include "real.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -37,7 +39,7 @@ lock(sigset_t *old)
 {
 	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	real_mask(SIG_SETMASK, &all, old);
 	while (atomic_flag_test_and_set_explicit(&arena.lock,
 						 memory_order_acquire))
 		sched_yield();
@@ -47,7 +49,7 @@ static void
 unlock(const sigset_t *old)
 {
 	atomic_flag_clear_explicit(&arena.lock, memory_order_release);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	real_mask(SIG_SETMASK, old, NULL);
 }
 
 int

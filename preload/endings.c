@@ -18,6 +18,7 @@
 #include "state.h"
 #include "unwind.h"
 #include "appender.h"
+#include "masks.h"
 #include "real.h"
 
 #include <dlfcn.h>
@@ -91,17 +92,13 @@ fatal_handler(int sig, siginfo_t *si, void *uc)
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sig);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	real_mask(SIG_UNBLOCK, &set, NULL);
 	syscall(SYS_tgkill, getpid(), gettid(), sig);
 }
 
 void
 endings_install(void)
 {
-	/* Resolve now: the fatal handler must not call dlsym. */
-	sigset_t cur;
-	pthread_sigmask(SIG_BLOCK, NULL, &cur);
-	sigprocmask(SIG_BLOCK, NULL, &cur);
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		int sig = fatal_signals[i];
 		struct sigaction old, sa;
@@ -127,10 +124,18 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (sig == prof_state.cfg.sig && prof_state.initialised &&
 	    getpid() == prof_state.pid)
 		return sampler_sigaction(act, old);
-	if (!is_ours(sig))
-		return real_sigaction()(sig, act, old);
+	struct sigaction copy;
+	const struct sigaction *pass = masks_action_in(sig, act, &copy);
+	if (!is_ours(sig)) {
+		int rc = real_sigaction()(sig, pass, old);
+		if (rc == 0)
+			masks_action_out(sig, act, old);
+		return rc;
+	}
 	struct sigaction prev;
-	int rc = real_sigaction()(sig, act, &prev);
+	int rc = real_sigaction()(sig, pass, &prev);
+	if (rc == 0)
+		masks_action_out(sig, act, NULL);
 	if (rc == 0 && act)
 		atomic_fetch_and(&ours, ~(1ull << sig));
 	if (rc == 0 && old) {
@@ -138,53 +143,6 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		old->sa_handler = SIG_DFL;
 	}
 	return rc;
-}
-
-/* Calls real (sigprocmask or pthread_sigmask) and tells the sampler
- * whether the sampling signal went from unblocked to blocked or back. */
-static int
-change_mask(real_sigprocmask_fn real, int how, const sigset_t *set, sigset_t *old)
-{
-	int sig = prof_state.cfg.sig;
-	sigset_t before;
-	/* libunwind's masking around its cache lock is made a no-op
-	 * (unwind.h says why it needs none); the profiler's own other calls
-	 * (alloc_in_guard) go straight through, without the watch. */
-	if (unwind_active()) {
-		if (old)
-			sigemptyset(old);
-		return 0;
-	}
-	int watch = set && !alloc_in_guard() && prof_state.initialised &&
-		    getpid() == prof_state.pid;
-	if (!watch)
-		return real(how, set, old);
-	/* The mask before comes back from the call itself; the one after
-	 * follows from how: one system call, as without the profiler. */
-	int rc = real(how, set, &before);
-	if (rc != 0)
-		return rc;
-	if (old)
-		*old = before;
-	int was = sigismember(&before, sig) == 1;
-	int in_set = sigismember(set, sig) == 1;
-	int now = how == SIG_BLOCK ? was || in_set
-		  : how == SIG_UNBLOCK ? was && !in_set
-				       : in_set;
-	sampler_mask_changed(was, now);
-	return 0;
-}
-
-__attribute__((visibility("default"))) int
-sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return change_mask(real_sigprocmask(), how, set, old);
-}
-
-__attribute__((visibility("default"))) int
-pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return change_mask(real_pthread_sigmask(), how, set, old);
 }
 
 __attribute__((visibility("default"))) sighandler_t

@@ -397,9 +397,9 @@ launch(void)
 	atomic_store(&stop, 0);
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	real_mask(SIG_SETMASK, &all, &old);
 	int rc = real_pthread_create()(&poller, NULL, poller_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real_mask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;
 	running = 1;

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "endings.h"
 #include "log.h"
+#include "masks.h"
 #include "modules.h"
 #include "real.h"
 #include "offcpu.h"
@@ -58,6 +59,7 @@ start(void)
 		return rc;
 	}
 	prof_state.start_mono_ns = prof_now_ns();
+	prof_cpu_ns(&prof_state.base_utime_ns, &prof_state.base_stime_ns);
 	if ((rc = appender_open()) < 0) {
 		log_msg("%s: cannot create the spool (%s); profiling disabled",
 			prof_state.cfg.spool_path, strerror(-rc));
@@ -86,6 +88,7 @@ start(void)
 		return rc;
 	}
 	endings_install();
+	masks_start();
 	return 0;
 }
 
@@ -145,6 +148,7 @@ postfork_child(void)
 		return;
 	}
 	prof_state.start_mono_ns = prof_now_ns();
+	prof_cpu_ns(&prof_state.base_utime_ns, &prof_state.base_stime_ns);
 	prof_image_mark();
 	int rc = appender_open();
 	if (rc < 0) {
@@ -180,8 +184,10 @@ exec_begin(void)
 	alloc_finish();
 	offcpu_stop();
 	modules_sync();
+	threads_record_cpu();
 	appender_finish(SPOOL_END_EXEC, 0);
 	sampler_discard_pending();
+	masks_exec_begin();
 	return 1;
 }
 
@@ -192,6 +198,7 @@ exec_failed(int began)
 	if (!began)
 		return;
 	int saved_errno = errno;
+	masks_exec_failed();
 	struct thread_slot *t = threads_self();
 	if (t)
 		timer_thread_start(t);
@@ -322,6 +329,7 @@ finish_image(uint32_t end_reason)
 	offcpu_stop();
 	threads_reap_adopted();
 	modules_sync();
+	threads_record_cpu();
 	appender_finish(end_reason, 0);
 }
 
@@ -405,6 +413,7 @@ trampoline(void *arg)
 	struct thread_slot *t = arg;
 	void *(*fn)(void *) = t->start_fn;
 	void *fn_arg = t->start_arg;
+	masks_inherit(t->start_masked);
 	alloc_guard_enter(); /* attach's allocations are not the target's */
 	threads_attach(t);
 	/* The wall clock's file for this thread, opened here, in the
@@ -430,6 +439,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	}
 	t->start_fn = routine;
 	t->start_arg = arg;
+	t->start_masked = masks_believed();
 	int rc = real(thread, attr, trampoline, t);
 	if (rc != 0)
 		atomic_store(&t->state, THREAD_FREE);

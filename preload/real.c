@@ -10,6 +10,7 @@
 #include <link.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void *
@@ -33,6 +34,14 @@ next(const char *name)
 	}
 REAL_HOOKS(REAL_DEFINE)
 #undef REAL_DEFINE
+
+/* async-signal-safe */
+int
+real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	/* The kernel's sigset is 64 bits; glibc's sigset_t starts with it. */
+	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
 
 int
 real_resolve_early(void)

@@ -26,6 +26,7 @@
 	X(sigaction, int, (int, const struct sigaction *, struct sigaction *))  \
 	X(sigprocmask, int, (int, const sigset_t *, sigset_t *))                \
 	X(pthread_sigmask, int, (int, const sigset_t *, sigset_t *))            \
+	X(sigpending, int, (sigset_t *))                                        \
 	X(pthread_create, int, (pthread_t *, const pthread_attr_t *,           \
 				void *(*)(void *), void *))                    \
 	X(pthread_setname_np, int, (pthread_t, const char *))                   \
@@ -47,6 +48,12 @@
 	real_##name##_fn real_##name(void);
 REAL_HOOKS(REAL_DECLARE)
 #undef REAL_DECLARE
+
+/* Sets the calling thread's signal mask with the system call, bypassing
+ * the wrappers (masks.c): for the library's own masking, which must
+ * really block. Returns 0 or -1 with errno. async-signal-safe */
+int
+real_mask(int how, const sigset_t *set, sigset_t *old);
 
 /* Looks up, now, the hooks a signal handler may call (sigaction,
  * pthread_sigmask). Returns 0, or -ENOSYS when one is missing. */

@@ -12,6 +12,7 @@
 #include "sampler.h"
 
 #include "gate.h"
+#include "masks.h"
 #include "real.h"
 #include "state.h"
 #include "threads.h"
@@ -82,7 +83,8 @@ handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	if (!timer_signal_is_ours(si)) {
-		pass_on(sig, si, ucv);
+		if (!masks_hold(si))
+			pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
@@ -128,13 +130,13 @@ sampler_discard_pending(void)
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, sig);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
+	real_mask(SIG_BLOCK, &set, &old);
 	struct timespec zero = { 0, 0 };
 	siginfo_t si;
 	int theirs = 0;
 	while (sigtimedwait(&set, &si, &zero) == sig)
 		theirs |= !timer_signal_is_ours(&si);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	real_mask(SIG_SETMASK, &old, NULL);
 	/* One of the target's own was pending too: it still is. */
 	if (theirs)
 		raise(sig);
@@ -149,29 +151,6 @@ sampler_sigaction(const struct sigaction *act, struct sigaction *old)
 	if (old)
 		*old = prev;
 	return 0;
-}
-
-void
-sampler_mask_changed(int was_blocked, int is_blocked)
-{
-	struct thread_slot *t = threads_self();
-	if (!t || was_blocked == is_blocked)
-		return;
-	if (is_blocked) {
-		t->blocked_since_ns = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		return;
-	}
-	/* While blocked, at most one signal stayed pending (and was delivered
-	 * on unblocking); the others the timer sent were lost. (No timer, no
-	 * loss: --no-time. And a clock behind the mark, which a forked
-	 * child's fresh clock was before its slot was reset, is no time.) */
-	if (prof_state.timer == SPOOL_TIMER_NONE)
-		return;
-	uint64_t now = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t cpu = now > t->blocked_since_ns ? now - t->blocked_since_ns : 0;
-	uint64_t missed = cpu / prof_state.period_ns;
-	if (missed > 1)
-		atomic_fetch_add(&prof_state.drops[SPOOL_DROP_BLOCKED], missed - 1);
 }
 
 int

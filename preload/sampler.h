@@ -24,12 +24,6 @@ sampler_install(void);
 int
 sampler_sigaction(const struct sigaction *act, struct sigaction *old);
 
-/* The calling thread's mask changed (through sigprocmask or
- * pthread_sigmask): while the target blocks the sampling signal, the
- * samples its timer sends are lost, and are counted as dropped. */
-void
-sampler_mask_changed(int was_blocked, int is_blocked);
-
 /* Takes every sampling signal pending for the calling thread or the process
  * out of the queue (before exec, whose new image would die of one); one of
  * the target's own is raised again. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,6 +205,19 @@ prof_fd_raise(int fd, int min)
 		return fd;
 	close(fd);
 	return high;
+}
+
+/* async-signal-safe */
+void
+prof_cpu_ns(uint64_t *utime, uint64_t *stime)
+{
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	getrusage(RUSAGE_SELF, &ru);
+	*utime = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+		 (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	*stime = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+		 (uint64_t)ru.ru_stime.tv_usec * 1000u;
 }
 
 /* async-signal-safe */

@@ -53,6 +53,9 @@ struct prof_state {
 	uint64_t period_ns;
 	pid_t pid;
 	uint64_t start_mono_ns;
+	/* getrusage(RUSAGE_SELF) when this image started: an exec'd image's
+	 * process used CPU time before it, which is not this spool's. */
+	uint64_t base_utime_ns, base_stime_ns;
 	_Atomic uint64_t drops[SPOOL_DROP_MAX_];
 	_Atomic uint32_t threads_seen;
 };
@@ -90,6 +93,11 @@ prof_thread_clock(pid_t tid)
  * there is none (fd is then left as it was). async-signal-safe */
 int
 prof_fd_raise(int fd, int min);
+
+/* The process's user and system CPU time (getrusage(RUSAGE_SELF)) in
+ * nanoseconds. async-signal-safe */
+void
+prof_cpu_ns(uint64_t *utime, uint64_t *stime);
 
 /* CLOCK_MONOTONIC in nanoseconds. async-signal-safe */
 uint64_t

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -70,9 +71,51 @@ threads_claim(void)
 	return NULL;
 }
 
-/* Encodes a THREAD record into buf (128 bytes); returns its length or 0. */
+/* Clock ticks per second of /proc's times. */
+static uint64_t clk_tck = 100;
+
+/* The CPU time of thread tid of this process so far, and its user-mode
+ * part (SPOOL_CPU_UNKNOWN when not known). Returns 0, or -1 when the
+ * thread is gone. async-signal-safe */
+static int
+thread_cpu(pid_t tid, uint64_t *cpu, uint64_t *user)
+{
+	int me = tid == (pid_t)syscall(SYS_gettid);
+	clockid_t clk = me ? CLOCK_THREAD_CPUTIME_ID : prof_thread_clock(tid);
+	struct timespec ts;
+	if (clock_gettime(clk, &ts) != 0)
+		return -1;
+	*cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	*user = SPOOL_CPU_UNKNOWN;
+	if (me) {
+		struct rusage ru;
+		if (getrusage(RUSAGE_THREAD, &ru) == 0)
+			*user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+				(uint64_t)ru.ru_utime.tv_usec * 1000u;
+		return 0;
+	}
+	/* utime is the 14th field of stat, the 12th after the name's ")". */
+	char path[64], buf[512];
+	log_snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 14; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		*user = strtoull(p + 1, NULL, 10) * (1000000000u / clk_tck);
+	return 0;
+}
+
+/* Encodes a THREAD record into buf (128 bytes); returns its length or 0.
+ * cpu: the thread's CPU time in this image when known (EXIT, CPU). */
 static size_t
-encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name)
+encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name,
+	      const struct thread_slot *cpu)
 {
 	struct spool_buf b;
 	spool_buf_init(&b, buf, 128);
@@ -80,7 +123,25 @@ encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name)
 		.time_ns = prof_now_ns(), .tid = (uint32_t)tid, .event = event,
 		.name = { name, (uint32_t)strnlen(name, 16) },
 	};
+	uint64_t now, user;
+	if (cpu && thread_cpu(tid, &now, &user) == 0) {
+		rec.has_cpu = 1;
+		rec.cpu_ns = now > cpu->cpu_base_ns ? now - cpu->cpu_base_ns : 0;
+		rec.user_ns = user == SPOOL_CPU_UNKNOWN ||
+					      cpu->user_base_ns == SPOOL_CPU_UNKNOWN
+				      ? SPOOL_CPU_UNKNOWN
+			      : user > cpu->user_base_ns ? user - cpu->user_base_ns
+							 : 0;
+	}
 	return spool_put_thread(&b, &rec) == 0 ? b.len : 0;
+}
+
+/* The thread's CPU time so far is not this image's: it is taken off. */
+static void
+set_cpu_base(struct thread_slot *t)
+{
+	if (thread_cpu(t->tid, &t->cpu_base_ns, &t->user_base_ns) != 0)
+		t->cpu_base_ns = 0, t->user_base_ns = 0;
 }
 
 /* Records the calling thread's start or exit in its own stream. */
@@ -91,7 +152,8 @@ record_thread(struct thread_slot *t, uint32_t event)
 	uint8_t buf[128];
 	if (event != SPOOL_THREAD_EXIT)
 		prctl(PR_GET_NAME, name);
-	size_t len = encode_thread(buf, t->tid, event, name);
+	size_t len = encode_thread(buf, t->tid, event, name,
+				   event == SPOOL_THREAD_EXIT ? t : NULL);
 	if (len)
 		threads_push(t, buf, len);
 }
@@ -118,6 +180,7 @@ threads_attach(struct thread_slot *t)
 	t->tid = gettid();
 	t->adopted = 0;
 	t->pthread = pthread_self();
+	set_cpu_base(t);
 	t->busy = 0;
 	atomic_store(&t->perf_fd, -1);
 	atomic_store(&t->has_timer, 0);
@@ -147,7 +210,7 @@ threads_detach_self(void)
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, prof_state.cfg.sig);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	real_mask(SIG_BLOCK, &set, NULL);
 	timer_thread_stop(t);
 	if (hooks.leaving)
 		hooks.leaving(t);
@@ -235,9 +298,7 @@ threads_postfork_child(void)
 	if (self) {
 		self->tid = gettid();
 		self->busy = 0;
-		/* The child's CPU clock starts afresh: a mask blocked across
-		 * fork (as spawners do) counts from here. */
-		self->blocked_since_ns = prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		set_cpu_base(self); /* (a new process's clocks start at 0) */
 	}
 	return self;
 }
@@ -261,7 +322,8 @@ threads_record_name(pthread_t thread, const char *name)
 		    !pthread_equal(t->pthread, thread))
 			continue;
 		uint8_t buf[128];
-		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_NAME, name);
+		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_NAME, name,
+					   NULL);
 		if (len)
 			threads_emit(buf, len);
 		return;
@@ -288,6 +350,7 @@ adopt_existing(void)
 		memset(&t->stream, 0, sizeof(t->stream));
 		t->tid = tid;
 		t->adopted = 1;
+		set_cpu_base(t);
 		atomic_store(&t->bound, 0);
 		t->stack_lo = t->stack_hi = 0;
 		atomic_store(&t->perf_fd, -1);
@@ -302,7 +365,7 @@ adopt_existing(void)
 			name[strcspn(name, "\n")] = '\0';
 		}
 		uint8_t buf[128];
-		size_t len = encode_thread(buf, tid, SPOOL_THREAD_START, name);
+		size_t len = encode_thread(buf, tid, SPOOL_THREAD_START, name, NULL);
 		if (len)
 			threads_emit(buf, len);
 		atomic_fetch_add(&prof_state.threads_seen, 1);
@@ -388,7 +451,7 @@ threads_reap_adopted(void)
 			continue;
 		timer_thread_stop(t);
 		uint8_t buf[128];
-		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_EXIT, "");
+		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_EXIT, "", NULL);
 		if (len)
 			threads_emit(buf, len);
 		/* (Its thread is gone: no handler of it can be appending.) */
@@ -397,10 +460,28 @@ threads_reap_adopted(void)
 	}
 }
 
+void
+threads_record_cpu(void)
+{
+	uint32_t used = threads_used();
+	for (uint32_t i = 0; i < used; i++) {
+		struct thread_slot *t = &slots[i];
+		uint8_t buf[128];
+		if (atomic_load(&t->state) != THREAD_LIVE)
+			continue;
+		size_t len = encode_thread(buf, t->tid, SPOOL_THREAD_CPU, "", t);
+		if (len)
+			threads_emit(buf, len);
+	}
+}
+
 int
 threads_init(const struct threads_hooks *h)
 {
 	hooks = *h;
+	long tck = sysconf(_SC_CLK_TCK);
+	if (tck > 0 && tck <= 1000000000)
+		clk_tck = (uint64_t)tck;
 	if (pthread_key_create(&exit_key, exit_key_destructor) != 0)
 		return -EAGAIN;
 	struct thread_slot *t = threads_claim();

@@ -43,8 +43,6 @@ struct thread_slot {
 	pthread_t pthread;
 	struct appender_stream stream;
 	uint64_t stack_lo, stack_hi;  /* 0, 0 when unknown */
-	uint64_t blocked_since_ns;    /* thread CPU time when it blocked the
-				       * sampling signal */
 	_Atomic int perf_fd;          /* -1 when none */
 	uint64_t perf_id;             /* its PERF_EVENT_IOC_ID (timer.c) */
 	void *_Atomic perf_page;      /* its first page, mapped (timer.c) */
@@ -52,6 +50,11 @@ struct thread_slot {
 	timer_t timer;
 	void *(*start_fn)(void *);
 	void *start_arg;
+	uint64_t cpu_base_ns;         /* its CPU time when this image got it,
+				       * and the user-mode part (thread_cpu) */
+	uint64_t user_base_ns;
+	int start_masked;             /* the creator believed the sampling
+				       * signal blocked (masks.h) */
 	/* alloc.c: the thread's call counters (in its TLS; NULL once it has
 	 * left), what of them the spool already has, and a flag held while
 	 * they are written out. */
@@ -104,6 +107,12 @@ threads_adopt_self(uint64_t sp);
  * destructor to tell us), at the image's end. */
 void
 threads_reap_adopted(void);
+
+/* Records the CPU time in this image of every thread still running (at
+ * the image's end), so that the analyzer can tell the time it did not
+ * sample. */
+void
+threads_record_cpu(void);
 
 /* The calling thread's last act: stops its timer, records its exit and
  * closes its stream. */

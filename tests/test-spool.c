@@ -666,6 +666,36 @@ START_TEST(spool_roundtrip_thread)
 	ck_assert_uint_eq(t.tid, in.tid);
 	ck_assert_uint_eq(t.event, in.event);
 	assert_str_eq(t.name, in.name);
+	ck_assert_int_eq(t.has_cpu, 0);
+	ck_assert_uint_eq(t.user_ns, SPOOL_CPU_UNKNOWN);
+}
+END_TEST
+
+/* EXIT and CPU records carry the thread's CPU time; a record without it
+ * (format 2.0) reads as not knowing it (above). */
+START_TEST(spool_roundtrip_thread_cpu)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_thread in = fixture_thread;
+	struct spool_thread t;
+
+	in.event = _i ? SPOOL_THREAD_CPU : SPOOL_THREAD_EXIT;
+	in.has_cpu = 1;
+	in.cpu_ns = 2500000000ull;
+	in.user_ns = _i ? SPOOL_CPU_UNKNOWN : 2000000000ull;
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_thread(&b, &in), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_THREAD);
+	ck_assert_int_eq(spool_get_thread(&rec, &t), 0);
+	ck_assert_uint_eq(t.event, in.event);
+	assert_str_eq(t.name, in.name);
+	ck_assert_int_eq(t.has_cpu, 1);
+	ck_assert_uint_eq(t.cpu_ns, in.cpu_ns);
+	ck_assert_uint_eq(t.user_ns, in.user_ns);
 }
 END_TEST
 
@@ -735,7 +765,7 @@ START_TEST(spool_bytes_file_header)
 	static const uint8_t want[SPOOL_FILE_HEADER_LEN] = {
 		'P', 'R', 'F', 'S', 'P', 'O', 'O', 'L',
 		SPOOL_VERSION, 0,  /* u16 version */
-		0, 0,              /* u16 minor */
+		SPOOL_MINOR, 0,    /* u16 minor */
 		0, 0, 0, 0,        /* u32 flags */
 	};
 	uint8_t mem[SPOOL_FILE_HEADER_LEN];
@@ -786,6 +816,8 @@ START_TEST(spool_bytes_thread)
 	ck_assert_uint_eq(t.tid, in.tid);
 	ck_assert_uint_eq(t.event, in.event);
 	assert_str_eq(t.name, in.name);
+	ck_assert_int_eq(t.has_cpu, 0);
+	ck_assert_uint_eq(t.user_ns, SPOOL_CPU_UNKNOWN);
 }
 END_TEST
 
@@ -1500,6 +1532,7 @@ spool_suite(void)
 	tcase_add_test(tc, spool_roundtrip_module_unload);
 	tcase_add_loop_test(tc, spool_roundtrip_thread, 0,
 			    ARRAY_LEN(thread_events));
+	tcase_add_loop_test(tc, spool_roundtrip_thread_cpu, 0, 2);
 	tcase_add_loop_test(tc, spool_roundtrip_sample, 0,
 			    ARRAY_LEN(sample_depths));
 	tcase_add_test(tc, spool_roundtrip_footer);

@@ -189,5 +189,40 @@ def test():
         print(f'{mode}: parent and child spools complete:',
               os.path.basename(kids[0]))
 
+    check_reexec(target)
+
+
+def check_reexec(target):
+    """A process that execs itself twice leaves three images' spools, and
+    each counts only its own CPU time: about what its samples stand for,
+    not its predecessors' too (which once made an image of 0.15 s of
+    work report 0.45 s). The bound, 1.5 times the sampled time plus 50 ms,
+    is far from both: sampling loses no more than a few percent here."""
+    d = prof.tmpdir()
+    base = os.path.join(d, 'r.spool')
+    r = prof.profrun(['-q', '-o', base, '--', target, 'reexec', '2'])
+    if r.returncode != 0:
+        raise prof.Fail(f'reexec: exit {r.returncode}\n{r.stderr}')
+    images = [base] + spools(base)
+    if len(images) != 3:
+        raise prof.Fail(f'reexec: want 3 spools, got {images}')
+    total = 0.0
+    for s in images:
+        _, rep = prof.analyze(s)
+        cpu = prof.field(rep, 'cpu_seconds')
+        sampled = prof.field(rep, 'sampled_seconds')
+        total += cpu
+        print(f'reexec: {os.path.basename(s)}: {cpu:.3f} s of CPU, '
+              f'{sampled:.3f} s sampled')
+        if cpu > 1.5 * sampled + 0.05:
+            raise prof.Fail(f'reexec: {s} counts {cpu:.3f} s of CPU for '
+                            f'{sampled:.3f} s sampled: an earlier image\'s '
+                            f'time too')
+    _, merged = prof.analyze(base, args=('--json', '--children'))
+    got = prof.field(merged, 'cpu_seconds')
+    if abs(got - total) > 0.002:
+        raise prof.Fail(f'reexec: --children says {got:.3f} s of CPU, the '
+                        f'images {total:.3f} s')
+
 
 prof.main(test)

@@ -1,15 +1,43 @@
 #!/usr/bin/env python3
-"""A program that uses SIGPROF itself gets its way: its own handler gets
-its own timer's signals and reads back as installed, while the profiler
-goes on sampling with its perf timer. A program that blocks the sampling
-signal loses those samples, and the report counts them as dropped
-(signal-blocked) instead of pretending the time was not spent.
+"""A program that uses SIGPROF itself gets its way, and a thread is
+sampled whatever mask the program gives it.
+
+- handler: the program's own handler gets its own timer's signals and
+  reads back as installed, while the profiler goes on sampling with its
+  perf timer.
+- block: while the program blocks SIGPROF its time is still sampled
+  (blocked_work about as much as unblocked_work, the same work), and the
+  program sees what it would see without the profiler: the mask, a new
+  thread's mask, sigpending, sigaction's sa_mask, and its own raised
+  SIGPROF handled once, only after the unblock. The same output as a bare
+  run.
+- workers: threads created with every signal blocked (liblzma's way) get
+  their samples.
+- rawmask: a thread that blocks SIGPROF with the raw system call, which
+  the library cannot see, is named in the report with its unsampled CPU
+  time.
+- exec: an image exec'd with SIGPROF blocked starts with it blocked.
 
 usage: test_sigprof_user.py SIGPROF_USER
 """
 import sys
 
 import prof
+
+
+def half(rep, a, b, label):
+    """a and b did the same work: each has 30..70 % of their samples
+    (binomial at >= 200 samples: the bound is over 5 sigma)."""
+    fa = prof.need_func(rep, a)['self_samples']
+    fb = prof.need_func(rep, b)['self_samples']
+    n = fa + fb
+    print(f'{label}: {a} {fa}, {b} {fb}')
+    if n < 200:
+        raise prof.Fail(f'{label}: {n} samples, too few for a 30..70 % '
+                        f'bound (want 200)')
+    if not 0.3 <= fa / n <= 0.7:
+        raise prof.Fail(f'{label}: {a} got {100 * fa / n:.0f} % of the '
+                        f'samples of {a} and {b}, which did the same work')
 
 
 def test():
@@ -28,20 +56,42 @@ def test():
         raise prof.Fail(f'sampling stopped: own_timer_work has '
                         f'{w["self_samples"]} samples')
 
-    p = prof.profile(target, ['block'], ['--timer=perf'])
-    rep = p.report
-    blocked = prof.func(rep, 'blocked_work')
-    unblocked = prof.need_func(rep, 'unblocked_work')
-    lost = prof.field(prof.field(rep, 'dropped'), 'signal-blocked')
-    b = blocked['self_samples'] if blocked else 0
-    print(f'block: blocked_work {b}, unblocked_work '
-          f'{unblocked["self_samples"]}, dropped signal-blocked {lost}')
-    if b > 2:
-        raise prof.Fail(f'{b} samples while the signal was blocked')
-    # About as many samples lost as unblocked_work got (same work).
-    u = unblocked['self_samples']
-    if not (0.7 * u <= lost <= 1.3 * u):
-        raise prof.Fail(f'{lost} samples counted lost, want about {u}')
+    bare = prof.run([target, 'block'])
+    p = prof.profile(target, ['block'], ['--timer=perf'], expect_rc=None)
+    print(f'block: bare exit {bare.returncode} {bare.stdout.strip()}; '
+          f'profiled exit {p.rc} {p.stdout.strip()}')
+    if bare.returncode != 0 or p.rc != 0 or p.stdout != bare.stdout:
+        raise prof.Fail('block: the program saw another mask, pending set '
+                        'or handler behaviour than without the profiler')
+    half(p.report, 'blocked_work', 'unblocked_work', 'block')
+
+    p = prof.profile(target, ['workers'], ['--timer=perf'])
+    half(p.report, 'worker_a', 'worker_b', 'workers')
+    for name in ('worker_a', 'worker_b'):
+        n = prof.need_func(p.report, name)['self_samples']
+        if n < 150:
+            raise prof.Fail(f'workers: {name} has {n} samples for 0.3 s')
+
+    p = prof.profile(target, ['rawmask'], ['--timer=perf'])
+    threads = prof.field(p.report, 'thread_list')
+    unsampled = [t for t in threads if t.get('unsampled')]
+    print('rawmask: ' + ', '.join(
+        f'{t["tid"]} {t["samples"]} samples {t["cpu_seconds"]} s CPU'
+        f'{" unsampled" if t["unsampled"] else ""}' for t in threads))
+    if len(unsampled) != 1 or unsampled[0]['cpu_seconds'] < 0.1:
+        raise prof.Fail('rawmask: want exactly one thread reported as '
+                        'unsampled, with its CPU time')
+    text = prof.run([prof.profanalyze_path(), p.spool]).stdout
+    line = [l for l in text.splitlines() if l.startswith('Unsampled:')]
+    if len(line) != 1 or f'thread {unsampled[0]["tid"]} ' not in line[0]:
+        raise prof.Fail(f'rawmask: the report does not name the unsampled '
+                        f'thread: {line}')
+
+    p = prof.profile(target, ['exec'], ['--timer=perf'], expect_rc=None)
+    print(f'exec: exit {p.rc} {p.stdout.strip()}')
+    if p.rc != 0:
+        raise prof.Fail('exec: the exec\'d image did not start with SIGPROF '
+                        'blocked, as the program left it')
 
 
 prof.main(test)

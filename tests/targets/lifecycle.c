@@ -8,6 +8,8 @@
  *   exit | _exit | abort | segv | term | int   work, then end that way
  *   tree N       work in tree_level_N, fork a child that execs
  *                "lifecycle tree N-1", wait for it; N = 0 works and exits
+ *   reexec N     work in tree_level_N, then exec "lifecycle reexec N-1"
+ *                in the same process; N = 0 works and exits
  *   spawn        work, posix_spawn "lifecycle exit", wait
  *   vfork        work, vfork and exec "lifecycle exit" in the child, wait
  *   execfail     work, an exec that fails, more work, exit 0
@@ -95,6 +97,23 @@ tree(const char *self, int level)
 }
 
 static int
+reexec(const char *self, int level)
+{
+	static void (*const levels[])(void) = {
+		tree_level_0, tree_level_1, tree_level_2, tree_level_3,
+	};
+	if (level < 0 || level > 3)
+		return 2;
+	levels[level]();
+	if (level == 0)
+		return 0;
+	char next[16];
+	snprintf(next, sizeof(next), "%d", level - 1);
+	execl(self, self, "reexec", next, (char *)NULL);
+	return 127;
+}
+
+static int
 dispositions_are_default(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGSEGV };
@@ -117,6 +136,8 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (strcmp(mode, "tree") == 0)
 		return tree(argv[0], argc > 2 ? atoi(argv[2]) : 0);
+	if (strcmp(mode, "reexec") == 0)
+		return reexec(argv[0], argc > 2 ? atoi(argv[2]) : 0);
 	if (strcmp(mode, "forkmask") == 0) {
 		sigset_t all, old;
 		before_end();
@@ -169,6 +190,6 @@ main(int argc, char **argv)
 		raise(SIGTERM);
 	if (strcmp(mode, "int") == 0)
 		raise(SIGINT);
-	fprintf(stderr, "usage: lifecycle exit|_exit|abort|segv|term|int|tree N|spawn|vfork|execfail|disposition\n");
+	fprintf(stderr, "usage: lifecycle exit|_exit|abort|segv|term|int|tree N|reexec N|spawn|vfork|execfail|disposition\n");
 	return 2;
 }

@@ -1,0 +1,206 @@
+/*
+ * masks: the program's view of the sampling signal's mask (see masks.h),
+ * and the wrappers that keep it: sigprocmask, pthread_sigmask, sigpending.
+ *
+ * Layer: process life; what may run in a signal handler is marked
+ * async-signal-safe, here and in the header.
+ */
+#include "masks.h"
+
+#include "alloc.h"
+#include "real.h"
+#include "state.h"
+#include "unwind.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The program believes it blocked the sampling signal on this thread. */
+static __thread int believed;
+/* A signal of the program's own held back meanwhile, and its siginfo. */
+static __thread int held;
+static __thread siginfo_t held_info;
+
+/* Signals (bit per number) whose handler the program installed with the
+ * sampling signal in its sa_mask. */
+static _Atomic unsigned long long action_masked;
+
+static int
+watching(void)
+{
+	return prof_state.initialised && getpid() == prof_state.pid;
+}
+
+/* Raises the held signal again, now that the program has unblocked it:
+ * to this thread, with its siginfo (allowed for a thread of the caller's
+ * own process whatever the si_code). */
+static void
+release_held(void)
+{
+	if (!held)
+		return;
+	held = 0;
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), held_info.si_signo,
+		&held_info);
+}
+
+/* async-signal-safe */
+int
+masks_hold(const siginfo_t *si)
+{
+	if (!believed)
+		return 0;
+	if (!held) {
+		held_info = *si;
+		held = 1;
+	}
+	return 1;
+}
+
+int
+masks_believed(void)
+{
+	return believed;
+}
+
+void
+masks_inherit(int b)
+{
+	believed = b;
+	held = 0;
+}
+
+void
+masks_start(void)
+{
+	sigset_t cur, set;
+	int sig = prof_state.cfg.sig;
+	if (real_mask(SIG_BLOCK, NULL, &cur) != 0 || sigismember(&cur, sig) != 1)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (real_mask(SIG_UNBLOCK, &set, NULL) == 0)
+		believed = 1;
+}
+
+void
+masks_exec_begin(void)
+{
+	if (!believed)
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, prof_state.cfg.sig);
+	real_mask(SIG_BLOCK, &set, NULL);
+	if (held) {
+		held = 0;
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(),
+			held_info.si_signo, &held_info);
+	}
+}
+
+void
+masks_exec_failed(void)
+{
+	if (!believed)
+		return;
+	int saved_errno = errno;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, prof_state.cfg.sig);
+	/* A signal raised again before the exec arrives now, and the
+	 * handler holds it back once more (the belief still stands). */
+	real_mask(SIG_UNBLOCK, &set, NULL);
+	errno = saved_errno;
+}
+
+const struct sigaction *
+masks_action_in(int sig, const struct sigaction *act, struct sigaction *copy)
+{
+	int ours = prof_state.cfg.sig;
+	if (!act || sig <= 0 || sig >= 64 || !watching() ||
+	    sigismember(&act->sa_mask, ours) != 1)
+		return act;
+	*copy = *act;
+	sigdelset(&copy->sa_mask, ours);
+	return copy;
+}
+
+void
+masks_action_out(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig <= 0 || sig >= 64)
+		return;
+	unsigned long long bit = 1ull << sig;
+	if (old && (atomic_load(&action_masked) & bit))
+		sigaddset(&old->sa_mask, prof_state.cfg.sig);
+	if (act && watching() &&
+	    sigismember(&act->sa_mask, prof_state.cfg.sig) == 1)
+		atomic_fetch_or(&action_masked, bit);
+	else if (act)
+		atomic_fetch_and(&action_masked, ~bit);
+}
+
+/* Calls real (sigprocmask or pthread_sigmask) with the sampling signal
+ * taken out of what it blocks, and keeps the thread's belief. */
+static int
+change_mask(real_sigprocmask_fn real, int how, const sigset_t *set, sigset_t *old)
+{
+	/* libunwind's masking around its cache lock is made a no-op
+	 * (unwind.h says why it needs none); the profiler's own other calls
+	 * (alloc_in_guard) go straight through. */
+	if (unwind_active()) {
+		if (old)
+			sigemptyset(old);
+		return 0;
+	}
+	if (alloc_in_guard() || !watching())
+		return real(how, set, old);
+	int sig = prof_state.cfg.sig;
+	sigset_t copy;
+	const sigset_t *pass = set;
+	if (set && how != SIG_UNBLOCK && sigismember(set, sig) == 1) {
+		copy = *set;
+		sigdelset(&copy, sig);
+		pass = &copy;
+	}
+	int rc = real(how, pass, old);
+	if (rc != 0)
+		return rc;
+	if (old && believed)
+		sigaddset(old, sig);
+	if (!set)
+		return 0;
+	int in_set = sigismember(set, sig) == 1;
+	believed = how == SIG_BLOCK     ? believed || in_set
+		   : how == SIG_UNBLOCK ? believed && !in_set
+					: in_set;
+	if (!believed)
+		release_held();
+	return 0;
+}
+
+__attribute__((visibility("default"))) int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return change_mask(real_sigprocmask(), how, set, old);
+}
+
+__attribute__((visibility("default"))) int
+pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return change_mask(real_pthread_sigmask(), how, set, old);
+}
+
+__attribute__((visibility("default"))) int
+sigpending(sigset_t *set)
+{
+	int rc = real_sigpending()(set);
+	if (rc == 0 && held)
+		sigaddset(set, prof_state.cfg.sig);
+	return rc;
+}
