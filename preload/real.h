@@ -27,6 +27,7 @@
 	X(sigprocmask, int, (int, const sigset_t *, sigset_t *))                \
 	X(pthread_sigmask, int, (int, const sigset_t *, sigset_t *))            \
 	X(sigpending, int, (sigset_t *))                                        \
+	X(pipe2, int, (int[2], int))                                            \
 	X(pthread_create, int, (pthread_t *, const pthread_attr_t *,           \
 				void *(*)(void *), void *))                    \
 	X(pthread_setname_np, int, (pthread_t, const char *))                   \

@@ -13,6 +13,8 @@
 #include "unwind.h"
 
 #include "modules.h"
+#include "real.h"
+#include "state.h"
 #include "spool.h"
 #include "threads.h"
 
@@ -249,8 +251,37 @@ static unw_accessors_t accessors = {
 	.get_proc_name = get_proc_name,
 };
 
-int
-unwind_init(void)
+/* Where libunwind's descriptors go: above the program's, as the
+ * library's others (appender.c, timer.c). */
+#define UNWIND_FD_MIN 512
+
+/* Set while libunwind sets itself up (unwind_init): its pipe is ours. */
+static int initialising;
+
+/* libunwind opens a pipe when it sets up (to validate memory in local
+ * unwinding, which the library does not use): by the lowest numbers free,
+ * where the program expects its own (3 and 4, or 0 and 1 when it was
+ * started with stdio closed, so that its write(1) would succeed). Its
+ * descriptors are moved above the program's range before libunwind
+ * learns their numbers. */
+__attribute__((visibility("default"))) int
+pipe2(int fds[2], int flags)
+{
+	real_pipe2_fn real = real_pipe2();
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = real(fds, flags);
+	if (rc == 0 && (initialising || unwind_active())) {
+		fds[0] = prof_fd_raise(fds[0], UNWIND_FD_MIN);
+		fds[1] = prof_fd_raise(fds[1], UNWIND_FD_MIN);
+	}
+	return rc;
+}
+
+static int
+setup(void)
 {
 	addr_space = unw_create_addr_space(&accessors, 0);
 	if (!addr_space)
@@ -264,6 +295,15 @@ unwind_init(void)
 	if (getcontext(&uc) == 0)
 		unwind_stack(&uc, NULL, pcs, 4, &flags);
 	return 0;
+}
+
+int
+unwind_init(void)
+{
+	initialising = 1;
+	int rc = setup();
+	initialising = 0;
+	return rc;
 }
 
 static uint32_t
