@@ -62,10 +62,11 @@ usage(FILE *f)
 		"Usage: profrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		"Run PROGRAM with the profiler preloaded; write its samples to a spool\n"
 		"file for profanalyze(1). Exits with PROGRAM's exit status (128+N when\n"
-		"it died by signal N).\n"
+		"it died by signal N). HUP, INT, QUIT, TERM, USR1 and USR2 sent to\n"
+		"profrun are passed on to PROGRAM.\n"
 		"\n"
 		"  -o, --output=FILE      spool file (default prof.spool); an existing\n"
-		"                         FILE is kept as FILE.old\n"
+		"                         regular FILE is kept as FILE.old\n"
 		"  -F, --frequency=HZ     CPU-time samples per second per thread\n"
 		"                         (default 1000, 1 to 100000)\n"
 		"      --timer=SOURCE     auto (default), perf, posix or itimer\n"
@@ -586,16 +587,53 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	setenv("PROF_SPACE_INTERVAL", buf, 1);
 }
 
+/* The signals profrun passes on to the program, as timeout(1) and
+ * perf record do: those that ask a program to stop or to act. */
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+};
+
+static volatile sig_atomic_t program_pid;
+
+/* A signal sent to profrun goes to the program, and profrun lives to
+ * finish the spool. One the terminal sent (^C, ^\, a hang-up: si_code
+ * SI_KERNEL) went to the whole foreground process group, the program
+ * included, and is not sent twice. */
+static void
+forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int saved_errno = errno;
+	if (si->si_code != SI_KERNEL && program_pid > 0)
+		kill((pid_t)program_pid, sig);
+	errno = saved_errno;
+}
+
+static void
+forwarded_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+}
+
 static int
 run(char **argv, const char *path, const struct options *o, const char *lib,
     const char *tmp)
 {
+	/* Blocked across fork, so that none is lost before the handlers
+	 * stand and the program starts with the mask profrun was given. */
+	sigset_t set, old;
+	forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "profrun: fork: %s\n", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		set_env(o, lib, tmp);
 		execv(path, argv);
 		int err = errno;
@@ -603,10 +641,21 @@ run(char **argv, const char *path, const struct options *o, const char *lib,
 		unlink(tmp);
 		_exit(err == ENOENT ? 127 : 126);
 	}
-	/* Like a shell waiting for a foreground job: terminal signals go to
-	 * the program, and profrun lives to finish the spool. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	program_pid = pid;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction cur;
+		/* One ignored when profrun started (nohup) stays ignored, as
+		 * it is for the program. */
+		if (sigaction(forwarded[i], NULL, &cur) == 0 &&
+		    cur.sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -702,11 +751,30 @@ report(const char *output, const struct spool_summary *s, int children)
 		(unsigned long long)dropped, more);
 }
 
-/* Moves the finished spool into place, keeping an older one as FILE.old. */
+/* Whether output may be replaced by a spool: absent, or a regular file
+ * (or a link to one, which is replaced, not followed). A directory,
+ * device, FIFO or socket is never renamed away: one line says so. */
 static int
-install_spool(const char *tmp, const char *output)
+replaceable(const char *output, const char *shown)
 {
 	struct stat st;
+	if (stat(output, &st) < 0 || S_ISREG(st.st_mode))
+		return 1; /* (absent, or a dangling link: replaced) */
+	fprintf(stderr, "profrun: %s: %s; the spool must be a regular file "
+		"(give -o a file name)\n", shown,
+		S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+	return 0;
+}
+
+/* Moves the finished spool into place, keeping an older one as FILE.old. */
+static int
+install_spool(const char *tmp, const char *output, const char *shown)
+{
+	struct stat st;
+	if (!replaceable(output, shown)) {
+		fprintf(stderr, "profrun: the spool stays in %s\n", tmp);
+		return -1;
+	}
 	if (lstat(output, &st) == 0) {
 		char old[PATH_MAX + 8];
 		snprintf(old, sizeof(old), "%s.old", output);
@@ -752,6 +820,8 @@ main(int argc, char **argv)
 	const char *shown = o.output;
 	o.output = absolute(o.output, out, sizeof(out));
 
+	if (!replaceable(o.output, shown))
+		return 2;
 	resolve_program(argv[first], path, sizeof(path));
 	check_dynamic(argv[first], path);
 	find_library(lib, sizeof(lib));
@@ -770,7 +840,7 @@ main(int argc, char **argv)
 		unlink(tmp);
 		fprintf(stderr, "profrun: %s: no spool was written (see the "
 			"profiler's message above)\n", shown);
-	} else if (install_spool(tmp, o.output) == 0 && !o.quiet) {
+	} else if (install_spool(tmp, o.output, shown) == 0 && !o.quiet) {
 		report(shown, &s, count_child_spools(o.output, started));
 	}
 	if (WIFSIGNALED(status))

@@ -6,7 +6,9 @@ keeps the first one's as prof.spool.old).
 
 usage: test_spool_file.py WORK_SPLIT
 """
+import glob
 import os
+import stat
 import stat
 import sys
 
@@ -88,6 +90,42 @@ def test():
         print('symlink at FILE not followed; spool written in its place')
     else:
         print(f'symlink at FILE refused: {prof.one_line(r.stderr, "link")}')
+
+    check_not_regular(target, d)
+
+
+def check_not_regular(target, d):
+    """-o naming a directory, a FIFO or a device is refused before the
+    program runs, with one line, and the thing is left where it was:
+    profrun once renamed a directory to DIR.old (and, as root, /dev/null
+    to /dev/null.old) to put its spool in its place."""
+    dirname = os.path.join(d, 'adir')
+    os.mkdir(dirname)
+    fifo = os.path.join(d, 'afifo')
+    os.mkfifo(fifo)
+    cases = [(dirname, 'is a directory'), (fifo, 'not a regular file')]
+    # A character device of our own (a regression must not rename the
+    # system's /dev/null away): /dev/null's numbers, where mknod is
+    # allowed (root); else /dev/null itself, which a user cannot rename.
+    dev = os.path.join(d, 'anull')
+    try:
+        os.mknod(dev, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        dev = '/dev/null'
+    cases.append((dev, 'not a regular file'))
+    for path, what in cases:
+        before = os.lstat(path)
+        r = run(target, path)
+        line = prof.one_line(r.stderr, path)
+        after = os.lstat(path)
+        print(f'-o {path}: exit {r.returncode}: {line}')
+        if r.returncode != 2 or what not in line or path not in line:
+            raise prof.Fail(f'-o {path}: want exit 2 and "{what}", got '
+                            f'{r.returncode}: {r.stderr}')
+        if (before.st_ino, before.st_mode) != (after.st_ino, after.st_mode):
+            raise prof.Fail(f'-o {path}: it was replaced')
+        if os.path.exists(path + '.old') or glob.glob(path + '.*.tmp'):
+            raise prof.Fail(f'-o {path}: left {path}.old or a .tmp')
 
 
 prof.main(test)

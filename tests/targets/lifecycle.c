@@ -10,6 +10,8 @@
  *                "lifecycle tree N-1", wait for it; N = 0 works and exits
  *   reexec N     work in tree_level_N, then exec "lifecycle reexec N-1"
  *                in the same process; N = 0 works and exits
+ *   spin         prints its pid, then works in before_end until a signal
+ *                ends it
  *   spawn        work, posix_spawn "lifecycle exit", wait
  *   vfork        work, vfork and exec "lifecycle exit" in the child, wait
  *   execfail     work, an exec that fails, more work, exit 0
@@ -136,6 +138,12 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (strcmp(mode, "tree") == 0)
 		return tree(argv[0], argc > 2 ? atoi(argv[2]) : 0);
+	if (strcmp(mode, "spin") == 0) {
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
+		for (;;)
+			before_end();
+	}
 	if (strcmp(mode, "reexec") == 0)
 		return reexec(argv[0], argc > 2 ? atoi(argv[2]) : 0);
 	if (strcmp(mode, "forkmask") == 0) {
@@ -190,6 +198,6 @@ main(int argc, char **argv)
 		raise(SIGTERM);
 	if (strcmp(mode, "int") == 0)
 		raise(SIGINT);
-	fprintf(stderr, "usage: lifecycle exit|_exit|abort|segv|term|int|tree N|reexec N|spawn|vfork|execfail|disposition\n");
+	fprintf(stderr, "usage: lifecycle exit|_exit|abort|segv|term|int|tree N|reexec N|spin|spawn|vfork|execfail|disposition\n");
 	return 2;
 }
