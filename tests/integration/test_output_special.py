@@ -39,14 +39,24 @@ def kind(path):
 
 
 def device(sp, report):
-    before = kind('/dev/null')
-    r = analyze(['-o', '/dev/null', sp], 0)
+    # A null device of our own where mknod is allowed (root), so that a
+    # regression cannot replace the system's /dev/null; else /dev/null,
+    # which a user cannot rename.
+    d = prof.tmpdir()
+    dev = os.path.join(d, 'null')
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        dev = '/dev/null'
+    before = kind(dev)
+    r = analyze(['-o', dev, sp], 0)
     if r.stdout or r.stderr:
-        raise prof.Fail(f'-o /dev/null printed something: {r}')
-    if kind('/dev/null') != before:
-        raise prof.Fail('/dev/null is no longer the device it was')
-    if [n for n in os.listdir('/dev') if n.startswith('null.tmp')]:
-        raise prof.Fail('a temporary file was left in /dev')
+        raise prof.Fail(f'-o {dev} printed something: {r}')
+    if kind(dev) != before:
+        raise prof.Fail(f'{dev} is no longer the device it was')
+    where = os.path.dirname(dev)
+    if [n for n in os.listdir(where) if n.startswith('null.')]:
+        raise prof.Fail(f'a temporary file was left in {where}')
 
 
 def fifo(d, sp, report):
