@@ -44,3 +44,12 @@ diag_warn(const char *fmt, ...)
 	vmessage("warning: ", fmt, ap);
 	va_end(ap);
 }
+
+void
+diag_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("note: ", fmt, ap);
+	va_end(ap);
+}

@@ -19,4 +19,9 @@ diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void
 diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "profanalyze: note: <message>\n": a hint, not a problem with the
+ * input. */
+void
+diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -127,15 +127,20 @@ thread_wanted(struct load *l, const struct loader_opts *o, uint32_t tid)
 	/* The index first: profile_thread may move the array. */
 	uint32_t idx = profile_thread(l->prof, tid);
 	const struct profile_thread *t = &l->prof->threads[idx];
-	for (size_t i = 0; i < o->nthreads; i++) {
-		char *end;
-		unsigned long v = strtoul(o->threads[i], &end, 10);
-		if (!*end && *o->threads[i] && v == tid)
+	for (size_t i = 0; i < o->nthreads; i++)
+		if (loader_thread_matches(o->threads[i], tid, t->name))
 			return true;
-		if (t->name && fnmatch(o->threads[i], t->name, 0) == 0)
-			return true;
-	}
 	return false;
+}
+
+bool
+loader_thread_matches(const char *pattern, uint32_t tid, const char *name)
+{
+	char *end;
+	unsigned long v = strtoul(pattern, &end, 10);
+	if (!*end && *pattern && v == tid)
+		return true;
+	return name && fnmatch(pattern, name, 0) == 0;
 }
 
 /* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
@@ -483,18 +488,20 @@ loader_read(const char *path, const struct loader_opts *opts)
 		second_pass_space(&l, &c, p1.stop, selected, opts);
 	else
 		second_pass(&l, &c, p1.stop, opts);
-	resolver_finish(l.res);
-	profile_finish(l.prof);
-
-	resolver_free(l.res);
-	modmap_free(&l.map);
 	for (size_t i = 0; opts && opts->nthreads && i < l.prof->nthreads; i++)
 		l.prof->threads[i].excluded =
 			!thread_wanted(&l, opts, l.prof->threads[i].tid);
+	resolver_finish(l.res);
+	/* The resolver's caches (an entry per distinct PC) and the mapped
+	 * spool go before profile_finish() builds the call graph, the
+	 * peak of memory. */
+	resolver_free(l.res);
+	modmap_free(&l.map);
 	free(l.stack);
 	free(l.images);
 	free(selected);
 	space_log_free(&l.space);
 	blob_close(&b);
+	profile_finish(l.prof);
 	return l.prof;
 }

@@ -42,4 +42,9 @@ struct loader_opts {
 struct profile *
 loader_read(const char *path, const struct loader_opts *opts);
 
+/* Whether the --thread pattern (a tid, or a glob for the name, which may
+ * be NULL) picks the thread tid. */
+bool
+loader_thread_matches(const char *pattern, uint32_t tid, const char *name);
+
 #endif

@@ -33,6 +33,7 @@
 #include "report_graph.h"
 #include "report_json.h"
 #include "report_outline.h"
+#include "textesc.h"
 #include "report_racket.h"
 #include "space.h"
 #include "srcline.h"
@@ -75,6 +76,7 @@ struct options {
 	enum funcorder order;
 	enum export_format format;
 	size_t root, max_indent;
+	size_t max_depth;     /* --max-depth, REPORT_OUTLINE_ALL: none */
 	struct hide_rules hide;
 	struct loader_opts load;
 	const char *output; /* NULL: standard output */
@@ -98,6 +100,7 @@ enum {
 	OPT_HIDE_SUBS,
 	OPT_ROOT,
 	OPT_MAX_INDENT,
+	OPT_MAX_DEPTH,
 	OPT_HIDE,
 	OPT_HIDE_MODULE,
 	OPT_SHOW_ALL,
@@ -185,6 +188,9 @@ static const char usage_text[] =
 	"                         percent (default 2.0)\n"
 	"      --root=N           outline: only the subtree of line N\n"
 	"      --max-indent=N     outline: indent by at most N columns\n"
+	"      --max-depth=N      outline: at most N levels, the deeper "
+	"ones cut\n"
+	"                         (default 256; 0: no limit)\n"
 	"      --hide=PATTERN     hide functions whose name matches the "
 	"glob PATTERN;\n"
 	"                         their time goes to their caller, shown "
@@ -277,6 +283,7 @@ static const struct option long_opts[] = {
 	{ "hide-subs", required_argument, NULL, OPT_HIDE_SUBS },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "max-indent", required_argument, NULL, OPT_MAX_INDENT },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "hide-module", required_argument, NULL, OPT_HIDE_MODULE },
 	{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
@@ -346,6 +353,12 @@ take_tuning(struct options *o, int c)
 		break;
 	case OPT_MAX_INDENT:
 		o->max_indent = parse_count("--max-indent", optarg);
+		o->given |= GIVEN_OUTLINE;
+		break;
+	case OPT_MAX_DEPTH:
+		o->max_depth = parse_count("--max-depth", optarg);
+		if (o->max_depth == 0)
+			o->max_depth = REPORT_OUTLINE_ALL;
 		o->given |= GIVEN_OUTLINE;
 		break;
 	case OPT_HIDE:
@@ -480,7 +493,8 @@ check_applies(const struct options *o)
 		usage_error("--fractional-threshold applies to --graph "
 			    "(allegro style) only");
 	if ((o->given & GIVEN_OUTLINE) && o->report != REPORT_OUTLINE)
-		usage_error("--root and --max-indent apply to --outline only");
+		usage_error("--root, --max-indent and --max-depth apply to "
+			    "--outline only");
 	if ((o->given & GIVEN_VIEW) && o->load.kind == LOADER_KIND_TIME)
 		usage_error("--alloc, --inuse and --peak are views of the space "
 			    "profile, not of --time");
@@ -500,6 +514,7 @@ parse_args(struct options *o, int argc, char **argv)
 	o->order = FUNCORDER_TOPOLOGICAL;
 	o->root = REPORT_OUTLINE_ALL;
 	o->max_indent = REPORT_OUTLINE_ALL;
+	o->max_depth = REPORT_OUTLINE_MAX_DEPTH;
 	o->load.resolve.debug_root = DEBUG_ROOT;
 	hide_rules_defaults(&o->hide);
 	opterr = 0;
@@ -587,6 +602,7 @@ prepare_outline(const struct options *o, const struct profile *p)
 		.threshold_pct = o->threshold_pct,
 		.root = o->root,
 		.max_indent = o->max_indent,
+		.max_depth = o->max_depth,
 	};
 	struct report_outline *r = report_outline_new(p, &oo);
 	size_t n = report_outline_lines(r);
@@ -689,10 +705,76 @@ spool_paths(const struct options *o, struct family *fams, size_t *n)
 	return paths;
 }
 
+/* "10 main, 11 worker": the threads of the spools read, for the error
+ * about a --thread that names none of them; the first 16, then how many
+ * more. Returns a new string. */
+static char *
+thread_list(struct profile *const *ps, size_t n)
+{
+	char *s = xstrdup("");
+	size_t listed = 0, more = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < ps[i]->nthreads; k++) {
+			const struct profile_thread *t = &ps[i]->threads[k];
+			if (listed == 16) {
+				more++;
+				continue;
+			}
+			/* (The program names its threads: escaped.) */
+			char *name = textesc_dup(t->name ? t->name : "");
+			char *next = xasprintf("%s%s%u%s%s", s,
+					       listed++ ? ", " : "", t->tid,
+					       *name ? " " : "", name);
+			free(name);
+			free(s);
+			s = next;
+		}
+	}
+	if (more) {
+		char *next = xasprintf("%s and %zu more", s, more);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+static bool
+thread_named(struct profile *const *ps, size_t n, const char *pattern)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ps[i]->nthreads; k++)
+			if (loader_thread_matches(pattern, ps[i]->threads[k].tid,
+						  ps[i]->threads[k].name))
+				return true;
+	return false;
+}
+
+/* A --thread that matches no thread of any spool read is a mistake (a
+ * typo, the wrong spool), not a request for an empty report. The spools
+ * are checked one by one, before merging, because a merged thread keeps
+ * one name of the several its process images gave it. Returns 0, or -1
+ * after one error line naming the threads there are. */
+static int
+check_threads(const struct options *o, struct profile *const *ps, size_t n)
+{
+	for (size_t i = 0; i < o->load.nthreads; i++) {
+		const char *pat = o->load.threads[i];
+		if (thread_named(ps, n, pat))
+			continue;
+		char *list = thread_list(ps, n);
+		diag_error("%s: --thread=%s matches no thread (%s%s)", o->spool,
+			   pat, *list ? "threads: " : "there are none", list);
+		free(list);
+		return -1;
+	}
+	return 0;
+}
+
 /* The profile of all the spools: one read, or several merged. All are
- * read as the first one is (time or space). NULL after an error line. */
+ * read as the first one is (time or space). NULL after an error line,
+ * with *status the exit status to give. */
 static struct profile *
-load_all(struct options *o)
+load_all(struct options *o, int *status)
 {
 	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
 	size_t n;
@@ -709,7 +791,9 @@ load_all(struct options *o)
 					       LOADER_KIND_SPACE :
 					       LOADER_KIND_TIME;
 	}
-	if (paths && got == n) {
+	if (paths && got == n && check_threads(o, ps, n) < 0) {
+		*status = EXIT_USAGE;
+	} else if (paths && got == n) {
 		if (n == 1) {
 			p = ps[0];
 			ps[0] = NULL;
@@ -728,6 +812,37 @@ load_all(struct options *o)
 	return p;
 }
 
+/* An empty profile of the first process of a fork/exec tree (profrun --
+ * sh -c ...) whose work was done by the children: says where the
+ * samples are. Only without --children, and only when the spools beside
+ * the operands have samples of the kind shown. */
+static void
+children_hint(const struct options *o, const struct profile *p)
+{
+	size_t nchildren = 0;
+	uint64_t samples = 0;
+
+	if (o->children || p->hdr.samples)
+		return;
+	for (size_t i = 0; i < o->nspools; i++) {
+		struct family f;
+		if (family_read(&f, o->spools[i], true) < 0)
+			continue;
+		for (size_t k = 1; k < f.n; k++)
+			samples += p->hdr.kind == PROFILE_KIND_SPACE ?
+					   f.procs[k].allocs :
+					   f.procs[k].samples;
+		nchildren += f.n ? f.n - 1 : 0;
+		family_free(&f);
+	}
+	if (samples)
+		diag_note("%s: 0 samples here; %zu child process%s wrote "
+			  "spools with %llu samples: use --children (or "
+			  "--processes to list them)", o->spool, nchildren,
+			  nchildren == 1 ? "" : "es",
+			  (unsigned long long)samples);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -738,11 +853,13 @@ main(int argc, char **argv)
 		hide_rules_free(&o.hide);
 		return write_processes(&o);
 	}
-	struct profile *p = load_all(&o);
+	int status = EXIT_FAILURE;
+	struct profile *p = load_all(&o, &status);
 	if (!p) {
 		hide_rules_free(&o.hide);
-		return EXIT_FAILURE;
+		return status;
 	}
+	children_hint(&o, p);
 	if (p->hdr.kind == PROFILE_KIND_SPACE && o.report == REPORT_GRAPH &&
 	    o.racket) {
 		diag_error("%s: --style=racket shows time profiles only; this "

@@ -52,16 +52,15 @@ struct modmap_instance {
 	uint32_t nsegs;
 };
 
-struct modmap_range;
+struct modmap_index;
 
 struct modmap {
 	struct modmap_file *files;
 	size_t nfiles, files_cap;
 	struct modmap_instance *inst;
 	size_t ninst, inst_cap;
-	/* Lookup index built by modmap_seal(): one range per segment. */
-	struct modmap_range *ranges;
-	size_t nranges;
+	/* Lookup index built by modmap_seal() (see modmap.c), or NULL. */
+	struct modmap_index *index;
 };
 
 void

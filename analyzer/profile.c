@@ -61,10 +61,11 @@ profile_free(struct profile *p)
 		free(p->modules[i].build_id);
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
-		free(p->funcs[i].name);
 		if (p->funcs[i].text != p->funcs[i].label)
 			free(p->funcs[i].text);
-		free(p->funcs[i].label);
+		if (p->funcs[i].label != p->funcs[i].name)
+			free(p->funcs[i].label);
+		free(p->funcs[i].name);
 		free(p->funcs[i].file);
 		free(p->funcs[i].version);
 	}
@@ -334,8 +335,10 @@ make_labels(struct profile *p)
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct profile_func *f = &p->funcs[i];
+		/* Mostly the name itself: a copy per function doubles the
+		 * strings of a profile of a million distinct PCs. */
 		if (f->flags & PROFILE_FUNC_HIDDEN) {
-			f->label = xstrdup(f->name);
+			f->label = f->name;
 			continue;
 		}
 		hmap_get(&heads, hmap_hash_str(HMAP_HASH_INIT, f->name), &v);
@@ -349,7 +352,7 @@ make_labels(struct profile *p)
 			shared_mod |= p->funcs[k].module == f->module;
 		}
 		f->label = same ? qualified_label(p, (uint32_t)i, shared_mod)
-				: xstrdup(f->name);
+				: f->name;
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct profile_func *f = &p->funcs[i];
@@ -595,6 +598,9 @@ profile_finish(struct profile *p)
 			p->funcs[n->func].flags |= PROFILE_FUNC_ELIDED;
 	}
 	free(stamp);
+	/* No sample can be added now: the map of the tree's edges (one
+	 * entry per node) goes before the graph's is built beside it. */
+	hmap_free(&p->children);
 	make_labels(p);
 	build_graph(p);
 }
@@ -737,7 +743,13 @@ collapse_node(struct collapse *c, const struct profile_node *x, uint32_t id)
 							    : PROFILE_ROOT;
 	} else {
 		c->map[id] = c->self_at[id] = up;
-		d->nodes[up].flags |= PROFILE_NODE_ELIDED;
+		/* "... f" says f's own figures include hidden code: only
+		 * when a hidden frame had samples of the profile's kind
+		 * itself. Samples that merely passed through one (a time
+		 * sample in libc's malloc, under libprofrun's wrapper) are
+		 * in its displayed callees' figures. */
+		if (x->self_samples || x->self)
+			d->nodes[up].flags |= PROFILE_NODE_ELIDED;
 		d->nodes[up].elided += x->self;
 		d->nodes[up].elided_samples += x->self_samples;
 	}

@@ -97,7 +97,8 @@ struct profile_func {
 	 * when it has none (see profile_func_set_version). */
 	char *version;
 	/* Filled by profile_finish(): */
-	char *label;     /* name made unique among all functions */
+	char *label;     /* name made unique among all functions (name
+			  * itself when it is; owned by the profile) */
 	/* The label as the text reports print it, control characters as
 	 * \xNN (textesc.h); the label itself when it has none. */
 	char *text;
@@ -231,7 +232,8 @@ struct profile {
 	uint32_t *edges_out, *edges_in; /* edge ids grouped by caller/callee */
 	uint32_t *out_start, *in_start; /* nfuncs + 2 offsets each */
 	uint32_t *label_rank; /* per function: its place in label order */
-	struct hmap children; /* (parent << 32 | func) -> node */
+	struct hmap children; /* (parent << 32 | func) -> node; freed by
+			       * profile_finish() */
 	struct hmap tids;     /* tid -> thread index */
 	bool finished;
 };
@@ -290,7 +292,8 @@ profile_thread_add_cpu(struct profile *p, uint32_t thread, uint64_t cpu_ns,
 
 /* Adds one sample whose stack is funcs[0..n), outermost caller first.
  * flags are SPOOL_SAMPLE_*. n may be 0 (the sample then counts in the
- * header and the root only). Returns the leaf node. */
+ * header and the root only). Returns the leaf node. Only before
+ * profile_finish(), which drops the index of the tree. */
 uint32_t
 profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
 		   uint32_t thread, uint64_t weight, uint64_t time_ns,

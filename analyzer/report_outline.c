@@ -9,6 +9,12 @@
  * it; the column of an ancestor shows '|' exactly when that ancestor has
  * siblings after it. A subtree (--root) is then a contiguous run of
  * lines, printed with depths relative to its first line.
+ *
+ * The walk stops at the maximum depth: the callees of a line there are
+ * one "[cut: N more levels]" line with their time. A recursion 100,000
+ * calls deep would otherwise make 100,000 lines of up to as many columns
+ * of indentation (5 GB); the walk, the subtree measure and the writing
+ * are all iterative for the same reason.
  */
 #include "report_outline.h"
 
@@ -20,11 +26,13 @@
 #include "xmalloc.h"
 
 #define NO_NODE PROFILE_NONE /* line.node of a "..." line */
+#define CUT_NODE (PROFILE_NONE - 1) /* line.node of a "[cut]" line */
 
 struct line {
-	uint32_t node;   /* tree node, or NO_NODE for "..." */
+	uint32_t node;   /* tree node, NO_NODE for "...", CUT_NODE */
 	uint32_t depth;  /* 0 for the outermost frames */
 	uint64_t weight;
+	uint32_t levels; /* of a cut line: the levels it stands for */
 	char glyph;      /* ' ', '/', '+' or '\\' */
 	bool more;       /* siblings follow: '|' in this column below */
 };
@@ -34,12 +42,14 @@ struct report_outline {
 	struct report_outline_opts opts;
 	struct line *lines;
 	size_t nlines, cap;
+	size_t ncut; /* cut lines */
 };
 
 /* A child of the node being laid out, before it becomes a line. */
 struct kid {
 	uint32_t node;
 	uint64_t weight;
+	uint32_t levels; /* CUT_NODE only */
 };
 
 static const char *
@@ -85,11 +95,11 @@ kids_of(const struct report_outline *o, uint32_t x, struct kid **kids,
 		if (!shown(o, p->nodes[c].total))
 			continue;
 		xgrow(kids, cap, k + 1, sizeof(**kids));
-		(*kids)[k++] = (struct kid){ c, p->nodes[c].total };
+		(*kids)[k++] = (struct kid){ c, p->nodes[c].total, 0 };
 	}
 	if (x != PROFILE_ROOT && shown(o, n->elided)) {
 		xgrow(kids, cap, k + 1, sizeof(**kids));
-		(*kids)[k++] = (struct kid){ NO_NODE, n->elided };
+		(*kids)[k++] = (struct kid){ NO_NODE, n->elided, 0 };
 	}
 	if (k > 1) /* (*kids is still NULL when no kid was ever shown) */
 		qsort_r(*kids, k, sizeof(**kids), cmp_kids, (void *)p);
@@ -125,6 +135,50 @@ push_kids(struct todo **st, size_t *depth, size_t *cap, const struct kid *k,
 	}
 }
 
+/* How many levels of lines lie below node x (its callees are the first),
+ * by the rules of kids_of(): a walk with a stack of its own, since the
+ * subtree may be a recursion as deep as the stack could be. */
+static uint32_t
+levels_below(const struct report_outline *o, uint32_t x)
+{
+	const struct profile *p = o->p;
+	struct kid *st = NULL; /* (node, depth in weight) */
+	size_t n = 0, cap = 0;
+	uint32_t levels = 0;
+
+	xgrow(&st, &cap, 1, sizeof(*st));
+	st[n++] = (struct kid){ x, 0, 0 };
+	while (n) {
+		struct kid k = st[--n];
+		const struct profile_node *nd = &p->nodes[k.node];
+		if (shown(o, nd->elided) && k.weight + 1 > levels)
+			levels = (uint32_t)k.weight + 1;
+		for (uint32_t c = nd->first_child; c != PROFILE_NONE;
+		     c = p->nodes[c].next_sibling) {
+			if (!shown(o, p->nodes[c].total))
+				continue;
+			if (k.weight + 1 > levels)
+				levels = (uint32_t)k.weight + 1;
+			xgrow(&st, &cap, n + 1, sizeof(*st));
+			st[n++] = (struct kid){ c, k.weight + 1, 0 };
+		}
+	}
+	free(st);
+	return levels;
+}
+
+/* The kids of node x, a line at the maximum depth, as one cut line. */
+static struct kid
+cut_kid(struct report_outline *o, uint32_t x, const struct kid *kids,
+	size_t n)
+{
+	struct kid cut = { CUT_NODE, 0, levels_below(o, x) };
+	for (size_t i = 0; i < n; i++)
+		cut.weight += kids[i].weight;
+	o->ncut++;
+	return cut;
+}
+
 static void
 lay_out(struct report_outline *o)
 {
@@ -138,11 +192,16 @@ lay_out(struct report_outline *o)
 		struct todo t = st[--nst];
 		xgrow(&o->lines, &o->cap, o->nlines + 1, sizeof(*o->lines));
 		o->lines[o->nlines++] = (struct line){
-			t.kid.node, t.depth, t.kid.weight, t.glyph, t.more,
+			t.kid.node, t.depth, t.kid.weight, t.kid.levels,
+			t.glyph, t.more,
 		};
-		if (t.kid.node == NO_NODE)
+		if (t.kid.node == NO_NODE || t.kid.node == CUT_NODE)
 			continue;
 		n = kids_of(o, t.kid.node, &kids, &kids_cap);
+		if (n && (size_t)t.depth + 1 >= o->opts.max_depth) {
+			kids[0] = cut_kid(o, t.kid.node, kids, n);
+			n = 1;
+		}
 		push_kids(&st, &nst, &st_cap, kids, n, t.depth + 1);
 	}
 	free(st);
@@ -208,6 +267,11 @@ put_line(FILE *out, const struct report_outline *o, const struct line *l,
 		fprintf(out, "%s%.2f ... %zu\n", ind, pct, number);
 		return;
 	}
+	if (l->node == CUT_NODE) {
+		fprintf(out, "%s%.2f [cut: %u more level%s] %zu\n", ind, pct,
+			l->levels, l->levels == 1 ? "" : "s", number);
+		return;
+	}
 	const struct profile_node *n = &p->nodes[l->node];
 	fprintf(out, "%s%.2f %s%s %zu\n", ind, pct,
 		n->flags & PROFILE_NODE_ELIDED ? "... " : "",
@@ -244,8 +308,13 @@ report_outline_write(FILE *out, const struct report_outline *o)
 	report_header(out, o->p);
 	if (o->p->hdr.samples == 0)
 		return;
-	fprintf(out, "Paths below %s%% will be suppressed.\n\n",
+	fprintf(out, "Paths below %s%% will be suppressed.\n",
 		report_fmt_pct(pct, sizeof(pct), o->opts.threshold_pct, 6));
+	if (o->ncut)
+		fprintf(out, "Paths deeper than %zu calls are cut: %zu "
+			"[cut] line%s (--max-depth).\n", o->opts.max_depth,
+			o->ncut, o->ncut == 1 ? "" : "s");
+	fputc('\n', out);
 	if (o->opts.root != REPORT_OUTLINE_ALL) {
 		first = o->opts.root;
 		uint32_t d = o->lines[first].depth;

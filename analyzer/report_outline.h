@@ -29,7 +29,16 @@ struct report_outline_opts {
 	/* At most this many columns of indentation
 	 * (*outline-max-indentation*); REPORT_OUTLINE_ALL: no limit. */
 	size_t max_indent;
+	/* At most this many levels of lines (paths this many calls
+	 * long); a line of the last level with callees gets one "[cut: N
+	 * more levels]" line for them instead. REPORT_OUTLINE_ALL: no
+	 * limit (a recursion D calls deep then writes D * D / 2 bytes of
+	 * indentation, unless max_indent bounds it). */
+	size_t max_depth;
 };
+
+/* --max-depth when none is given: twice the depth profrun writes. */
+#define REPORT_OUTLINE_MAX_DEPTH 256
 
 struct report_outline;
 

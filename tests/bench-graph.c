@@ -69,7 +69,8 @@ static void
 outline(FILE *out, const struct profile *p, double threshold)
 {
 	struct report_outline_opts oo = { threshold, REPORT_OUTLINE_ALL,
-					  REPORT_OUTLINE_ALL };
+					  REPORT_OUTLINE_ALL,
+					  REPORT_OUTLINE_MAX_DEPTH };
 	struct report_outline *o = report_outline_new(p, &oo);
 	report_outline_write(out, o);
 	report_outline_free(o);

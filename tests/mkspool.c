@@ -26,8 +26,10 @@
  *   unload path=PATH base=ADDR time=NS
  *   thread tid=N event=start|exit|name [name=NAME] [time=NS]
  *   sample tid=N time=NS weight=NS [flags=truncated,unwind,off-cpu]
- *          [repeat=N]
+ *          [repeat=N] [recurse=N]
  *          stack=FRAME,FRAME,...      (innermost frame first, as spooled)
+ *       recurse=N repeats the innermost frame N more times (a recursion
+ *       N + 1 deep), beyond the depth profrun writes.
  *       FRAME is NAME or NAME+OFF: the address of the function symbol NAME
  *       in the most recently loaded module that has it, plus OFF (default:
  *       the middle of the symbol); or an absolute 0xADDR.
@@ -44,12 +46,21 @@
  *       samples defaults to the number of samples written; CAUSE is a
  *       drop cause name (ring-full, no-ring, ...).
  *   synth tid=N samples=N [depth=N] [paths=N] [seed=N] [weight=NS]
- *         [time=NS]
+ *         [time=NS] [distinct=ADDR]
  *       For benchmarks: samples samples over paths random stacks (default
  *       10000) of depth frames (default 30), made of the functions of the
  *       most recently loaded module. Stacks share call paths the way a
  *       program's do (each starts with a random part of an earlier one)
- *       and are picked with a skew toward the first ones.
+ *       and are picked with a skew toward the first ones. distinct=ADDR
+ *       instead gives every frame of every sample a PC of its own, ADDR,
+ *       ADDR + 16 and so on (the worst case for memory: nothing shared).
+ *   synthmods count=N path=PATH base=ADDR [step=BYTES] [size=BYTES]
+ *             [time=NS] [every=NS] [life=NS]
+ *       For the scale tests: N loads of PATH (read from no file: one
+ *       segment of size bytes, default 0x10000), the k-th at base + k *
+ *       step (default 0x1000, so neighbours overlap) and time + k * every
+ *       (default 1000), unloaded life ns later (default 500; 0: never).
+ *       Frames at these addresses are given as 0xADDR.
  *   record type=N [len=N]             a record of that type, zero payload
  *   badlen                            a record header with an impossible
  *                                     length
@@ -617,14 +628,29 @@ do_sample(struct spool_buf *b, const struct word *w, size_t n)
 	if (flags && strstr(flags->val, "off-cpu"))
 		s.flags |= SPOOL_SAMPLE_OFF_CPU;
 	s.depth = stack ? parse_stack(stack->val, pcs) : 0;
+	uint64_t recurse = num_or(w, n, "recurse", 0);
+	uint64_t *all = pcs;
+	if (recurse) {
+		if (!s.depth || recurse > (REC_BUF - 256) / 8 - s.depth)
+			die("recurse= wants a stack and fewer frames");
+		all = calloc(s.depth + recurse, sizeof(*all));
+		if (!all)
+			die("out of memory");
+		for (uint64_t i = 0; i < recurse; i++)
+			all[i] = pcs[0];
+		memcpy(all + recurse, pcs, s.depth * sizeof(*pcs));
+		s.depth += (uint32_t)recurse;
+	}
 	uint64_t repeat = num_or(w, n, "repeat", 1);
 	for (uint64_t i = 0; i < repeat; i++) {
 		b->len = 0;
-		spool_put_sample(b, &s, pcs);
+		spool_put_sample(b, &s, all);
 		flush_record(b);
 		s.time_ns += 1000;
 		g.samples++;
 	}
+	if (all != pcs)
+		free(all);
 	b->len = 0;
 }
 
@@ -762,13 +788,16 @@ do_synth(struct spool_buf *b, const struct word *w, size_t n)
 
 	if (depth == 0 || depth > SPOOL_MAX_DEPTH || npaths == 0)
 		die("synth wants depth=1..%u and paths > 0", SPOOL_MAX_DEPTH);
-	uint64_t *paths = synth_paths(npaths, depth, &seed);
+	uint64_t next_pc = num_or(w, n, "distinct", 0);
+	uint64_t *paths = next_pc ? NULL : synth_paths(npaths, depth, &seed);
 	for (uint64_t i = 0; i < count; i++) {
 		/* u^2 with u uniform in [0, 1): early paths are hot. */
 		double u = (double)(rnd(&seed) >> 11) / 9007199254740992.0;
-		const uint64_t *pk = paths + (uint64_t)(u * u * npaths) * depth;
+		const uint64_t *pk = paths ? paths + (uint64_t)(u * u * npaths) *
+							     depth
+					   : NULL;
 		for (uint32_t j = 0; j < depth; j++)
-			pcs[j] = pk[depth - 1 - j];
+			pcs[j] = pk ? pk[depth - 1 - j] : (next_pc += 16);
 		b->len = 0;
 		spool_put_sample(b, &s, pcs);
 		flush_record(b);
@@ -777,6 +806,39 @@ do_synth(struct spool_buf *b, const struct word *w, size_t n)
 	g.samples += count;
 	b->len = 0;
 	free(paths);
+}
+
+static void
+do_synthmods(struct spool_buf *b, const struct word *w, size_t n)
+{
+	const struct word *path = need(w, n, "path");
+	uint64_t count = num(need(w, n, "count")->val);
+	uint64_t base = num(need(w, n, "base")->val);
+	uint64_t step = num_or(w, n, "step", 0x1000);
+	uint64_t every = num_or(w, n, "every", 1000);
+	uint64_t life = num_or(w, n, "life", 500);
+	uint64_t t = num_or(w, n, "time", 0);
+	struct spool_segment seg = { 0, num_or(w, n, "size", 0x10000), 0, 5 };
+
+	for (uint64_t k = 0; k < count; k++, t += every) {
+		struct spool_module_load ml = {
+			.time_ns = t, .base = base + k * step,
+			.path = { path->val, (uint32_t)path->len },
+			.nsegments = 1,
+		};
+		b->len = 0;
+		spool_put_module_load(b, &ml, &seg);
+		flush_record(b);
+		if (!life)
+			continue;
+		struct spool_module_unload mu = {
+			.time_ns = t + life, .base = ml.base, .path = ml.path,
+		};
+		b->len = 0;
+		spool_put_module_unload(b, &mu);
+		flush_record(b);
+	}
+	b->len = 0;
 }
 
 static void
@@ -829,6 +891,8 @@ directive(struct spool_buf *b, struct word *w, size_t n)
 		do_sample(b, w, n);
 	else if (strcmp(d, "synth") == 0)
 		do_synth(b, w, n);
+	else if (strcmp(d, "synthmods") == 0)
+		do_synthmods(b, w, n);
 	else if (strcmp(d, "footer") == 0)
 		do_footer(b, w, n);
 	else if (strcmp(d, "alloc") == 0)

@@ -109,8 +109,9 @@ START_TEST(hide_apply_keeps_profile_when_nothing_hidden)
 	struct profile *d = hide_apply(f.p, &r);
 	ck_assert_ptr_ne(d, f.p);
 	ck_assert(d->funcs[f.memcpy_].flags & PROFILE_FUNC_HIDDEN);
-	/* memcpy's callee is now __restore_rt's, which shows "..." */
-	ck_assert(d->funcs[f.restore].flags & PROFILE_FUNC_ELIDED);
+	/* memcpy's callee is now __restore_rt's; memcpy had no samples of
+	 * its own, so __restore_rt is no composite ("...") */
+	ck_assert(!(d->funcs[f.restore].flags & PROFILE_FUNC_ELIDED));
 	size_t n;
 	const uint32_t *e = profile_callees(d, f.restore, &n);
 	ck_assert_uint_eq(n, 1);
@@ -118,6 +119,42 @@ START_TEST(hide_apply_keeps_profile_when_nothing_hidden)
 	profile_free(d);
 	hide_rules_free(&r);
 	profile_free(f.p);
+}
+END_TEST
+
+/* The composite mark "... f": f's own figures include hidden frames
+ * that had samples themselves, in a profile of either kind; a hidden
+ * frame that samples only passed through (a time sample in libc's
+ * malloc under libprofrun's wrapper) leaves its caller unmarked. */
+START_TEST(hide_composite_only_for_hidden_samples)
+{
+	static const enum profile_kind kinds[] = { PROFILE_KIND_TIME,
+						   PROFILE_KIND_SPACE };
+	for (size_t k = 0; k < 2; k++) {
+		struct profile *p = profile_new(kinds[k]);
+		uint32_t exe = profile_module(p, "/usr/bin/app");
+		uint32_t libc = profile_module(p, "/lib/libc.so.6");
+		uint32_t own = profile_module(p, "/lib/libprofrun.so");
+		uint32_t through = profile_add_func(p, exe, "through", 0x10, 0);
+		uint32_t in = profile_add_func(p, exe, "in", 0x20, 0);
+		uint32_t wrap = profile_add_func(p, own, "malloc", 0x30, 0);
+		uint32_t real = profile_add_func(p, libc, "malloc", 0x40, 0);
+		uint32_t s1[] = { through, wrap, real }, s2[] = { in, wrap };
+		profile_add_sample(p, s1, 3, profile_thread(p, 1), 7, 0, 0);
+		profile_add_sample(p, s2, 2, profile_thread(p, 1), 5, 0, 0);
+		profile_finish(p);
+		struct hide_rules r;
+		hide_rules_defaults(&r);
+		struct profile *d = hide_apply(p, &r);
+		ck_assert_ptr_ne(d, p);
+		ck_assert(!(d->funcs[through].flags & PROFILE_FUNC_ELIDED));
+		ck_assert(d->funcs[in].flags & PROFILE_FUNC_ELIDED);
+		ck_assert_uint_eq(d->funcs[in].elided, 5);
+		ck_assert_uint_eq(d->funcs[through].total, 7);
+		profile_free(d);
+		hide_rules_free(&r);
+		profile_free(p);
+	}
 }
 END_TEST
 
@@ -185,6 +222,7 @@ hide_suite(void)
 	tcase_add_test(tc, hide_modules_by_file_name_or_path);
 	tcase_add_test(tc, hide_functions_by_glob_never_markers);
 	tcase_add_test(tc, hide_apply_keeps_profile_when_nothing_hidden);
+	tcase_add_test(tc, hide_composite_only_for_hidden_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
 #include "profile.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,34 @@ START_TEST(profile_labels_tell_same_names_apart)
 	ck_assert_str_eq(p->funcs[y2].label, "cmp (liba.so+0x40)");
 	ck_assert_str_eq(p->funcs[z].label, "only");
 	ck_assert_str_eq(profile_func_module(p, z), "/usr/lib/libb.so");
+	profile_free(p);
+}
+END_TEST
+
+/* What a finished profile keeps per function and per node, for spools
+ * of millions of distinct PCs (one function and one node each): a
+ * function whose name is unique is labelled by that name, not a copy,
+ * and the index of the tree's edges, needed only while samples are
+ * added, is gone. */
+START_TEST(profile_finish_keeps_no_per_pc_extras)
+{
+	struct profile *p = profile_new(PROFILE_KIND_TIME);
+	uint32_t fn[64];
+	char name[32];
+	for (uint32_t i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "0x%x", 0x1000 + 16 * i);
+		fn[i] = profile_add_func(p, PROFILE_NONE, name, 0x1000 + 16 * i,
+					 PROFILE_FUNC_UNNAMED);
+	}
+	for (uint32_t i = 0; i < 64; i += 4)
+		profile_add_sample(p, fn + i, 4, profile_thread(p, 1), 1, i, 0);
+	ck_assert_uint_eq(p->children.count, 64);
+	profile_finish(p);
+	for (uint32_t i = 0; i < 64; i++)
+		ck_assert_ptr_eq(p->funcs[fn[i]].label, p->funcs[fn[i]].name);
+	ck_assert_uint_eq(p->children.cap, 0);
+	ck_assert_uint_eq(p->nnodes, 65);
+	ck_assert_uint_eq(p->funcs[fn[5]].total, 1);
 	profile_free(p);
 }
 END_TEST
@@ -407,6 +436,7 @@ profile_suite(void)
 	tcase_add_test(tc, profile_labels_tell_same_names_apart);
 	tcase_add_test(tc, profile_counts_threads_and_flags);
 	tcase_add_test(tc, profile_text_escapes_labels);
+	tcase_add_test(tc, profile_finish_keeps_no_per_pc_extras);
 	tcase_add_test(tc, profile_pseudo_functions_stay_out_of_lists);
 	tcase_add_test(tc, profile_edges_count_each_sample_once);
 	tcase_add_test(tc, profile_edges_divide_by_occurrences);
