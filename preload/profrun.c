@@ -838,8 +838,10 @@ main(int argc, char **argv)
 	struct spool_summary s;
 	if (summarise(tmp, &s) < 0) {
 		unlink(tmp);
-		fprintf(stderr, "profrun: %s: no spool was written (see the "
-			"profiler's message above)\n", shown);
+		fprintf(stderr, "profrun: %s: no spool was written: the "
+			"program did not load the profiler (a statically linked "
+			"interpreter?) or it stopped with a message above\n",
+			shown);
 	} else if (install_spool(tmp, o.output, shown) == 0 && !o.quiet) {
 		report(shown, &s, count_child_spools(o.output, started));
 	}

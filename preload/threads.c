@@ -196,8 +196,9 @@ threads_attach(struct thread_slot *t)
 	int rc = timer_thread_start(t);
 	static _Atomic int warned;
 	if (rc < 0 && !atomic_exchange(&warned, 1))
-		log_msg("cannot arm the CPU timer of thread %d (error %d); it is not sampled",
-			(int)t->tid, -rc);
+		log_msg("cannot arm the CPU timer of thread %d (%s); it is not "
+			"sampled (profanalyze names the threads left so)",
+			(int)t->tid, strerror(-rc));
 	return rc;
 }
 
