@@ -448,6 +448,56 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	return rc;
 }
 
+/* ---- the program's own ITIMER_PROF ---- */
+
+/* With the itimer source the library holds the process's one ITIMER_PROF.
+ * A program that arms it for itself (a profiler of its own, a CPU-time
+ * watchdog) gets it: time sampling stops, with a note, and the program's
+ * timer and its SIGPROFs are its own from then on. Until then, the
+ * program sees the timer as unarmed, as it was before the library. */
+static int
+itimer_is_ours(__itimer_which_t which)
+{
+	return which == ITIMER_PROF && profiling_here() &&
+	       prof_state.timer == SPOOL_TIMER_ITIMER;
+}
+
+__attribute__((visibility("default"))) int
+setitimer(__itimer_which_t which, const struct itimerval *nv,
+	  struct itimerval *ov)
+{
+	real_setitimer_fn real = real_setitimer();
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!itimer_is_ours(which) || !nv)
+		return real(which, nv, ov);
+	if (ov)
+		memset(ov, 0, sizeof(*ov));
+	if (!nv->it_value.tv_sec && !nv->it_value.tv_usec)
+		return 0; /* disarming what it never armed */
+	timer_process_stop();
+	prof_state.timer = SPOOL_TIMER_NONE;
+	log_msg("the program arms ITIMER_PROF itself; time sampling (--timer=itimer) "
+		"stops and leaves it the timer");
+	return real(which, nv, NULL);
+}
+
+__attribute__((visibility("default"))) int
+getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	real_getitimer_fn real = real_getitimer();
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!itimer_is_ours(which) || !cur)
+		return real(which, cur);
+	memset(cur, 0, sizeof(*cur));
+	return 0;
+}
+
 /* ---- dlclose ---- */
 
 

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 
 /* X(name, return type, parameter list) */
 #define REAL_HOOKS(X)                                                          \
@@ -28,6 +29,8 @@
 	X(pthread_sigmask, int, (int, const sigset_t *, sigset_t *))            \
 	X(sigpending, int, (sigset_t *))                                        \
 	X(pipe2, int, (int[2], int))                                            \
+	X(setitimer, int, (int, const struct itimerval *, struct itimerval *))  \
+	X(getitimer, int, (int, struct itimerval *))                            \
 	X(pthread_create, int, (pthread_t *, const pthread_attr_t *,           \
 				void *(*)(void *), void *))                    \
 	X(pthread_setname_np, int, (pthread_t, const char *))                   \

@@ -131,7 +131,7 @@ timer_probe(int kind, unsigned hz, int sig)
 		/* ITIMER_PROF always sends SIGPROF. */
 		if (sig != SIGPROF)
 			return -EINVAL;
-		return getitimer(ITIMER_PROF, &cur) < 0 ? -errno : 0;
+		return syscall(SYS_getitimer, ITIMER_PROF, &cur) < 0 ? -errno : 0;
 	default:
 		return -EINVAL;
 	}
@@ -253,7 +253,8 @@ timer_process_start(void)
 		it.it_interval.tv_usec = 1;
 	it.it_value = it.it_interval;
 	atomic_store(&itimer_last_cpu_ns, prof_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
-	return setitimer(ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
+	/* The system call: the library wraps setitimer (preload.c). */
+	return syscall(SYS_setitimer, ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
 }
 
 void
@@ -263,7 +264,7 @@ timer_process_stop(void)
 		return;
 	struct itimerval off;
 	memset(&off, 0, sizeof(off));
-	setitimer(ITIMER_PROF, &off, NULL);
+	syscall(SYS_setitimer, ITIMER_PROF, &off, NULL);
 }
 
 /* async-signal-safe */

@@ -4,7 +4,8 @@ sampled whatever mask the program gives it.
 
 - handler: the program's own handler gets its own timer's signals and
   reads back as installed, while the profiler goes on sampling with its
-  perf timer.
+  perf timer; with the itimer source, the program that arms ITIMER_PROF
+  gets it and a note says sampling stopped.
 - block: while the program blocks SIGPROF its time is still sampled
   (blocked_work about as much as unblocked_work, the same work), and the
   program sees what it would see without the profiler: the mask, a new
@@ -55,6 +56,14 @@ def test():
     if w['self_samples'] < 200:
         raise prof.Fail(f'sampling stopped: own_timer_work has '
                         f'{w["self_samples"]} samples')
+
+    # With the itimer source the library holds ITIMER_PROF: a program
+    # that arms it gets it (its handler once got 0 signals), with a note.
+    p = prof.profile(target, ['handler'], ['--timer=itimer'], expect_rc=None)
+    print(f'handler, itimer: exit {p.rc}, {p.stdout.strip()}')
+    if p.rc != 0 or 'ITIMER_PROF itself' not in p.stderr:
+        raise prof.Fail(f'--timer=itimer: the program did not get its own '
+                        f'ITIMER_PROF, or no note says so:\n{p.stderr}')
 
     bare = prof.run([target, 'block'])
     p = prof.profile(target, ['block'], ['--timer=perf'], expect_rc=None)
