@@ -1,0 +1,71 @@
+/*
+ * seed-target: the program whose profiles seed the fuzzers (see
+ * make-seeds). A few functions that call each other, a thread, a fork and
+ * some allocations, so that the spools hold every record type, and small
+ * enough that its ELF file (with DWARF) is a seed itself.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile uint64_t sink;
+
+static void __attribute__((noinline))
+leaf(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sink += i * 2654435761u;
+}
+
+static void __attribute__((noinline))
+middle(unsigned n)
+{
+	leaf(n);
+	leaf(n / 2);
+}
+
+static void * __attribute__((noinline))
+grow(size_t n)
+{
+	char *p = malloc(n);
+	if (p)
+		memset(p, 1, n);
+	return p;
+}
+
+static void *
+worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200; i++)
+		middle(20000);
+	return NULL;
+}
+
+int
+main(void)
+{
+	pthread_t t;
+	void *kept[8];
+
+	pthread_create(&t, NULL, worker, NULL);
+	for (int i = 0; i < 300; i++) {
+		middle(20000);
+		free(grow(65536));
+	}
+	for (int i = 0; i < 8; i++)
+		kept[i] = grow(1 << 20);
+	pthread_join(t, NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		leaf(2000000);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	free(kept[0]);
+	return (int)(sink & 0);
+}
