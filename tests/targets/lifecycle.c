@@ -77,8 +77,10 @@ wait_child(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Works at level (0 to 3) and, above 0, runs "lifecycle MODE level-1":
+ * in a forked child for tree, in this process for reexec. */
 static int
-tree(const char *self, int level)
+level_then_next(const char *self, const char *mode, int level, int fork_first)
 {
 	static void (*const levels[])(void) = {
 		tree_level_0, tree_level_1, tree_level_2, tree_level_3,
@@ -90,29 +92,14 @@ tree(const char *self, int level)
 		return 0;
 	char next[16];
 	snprintf(next, sizeof(next), "%d", level - 1);
-	pid_t pid = fork();
+	pid_t pid = fork_first ? fork() : 0;
 	if (pid == 0) {
-		execl(self, self, "tree", next, (char *)NULL);
-		_exit(127);
+		execl(self, self, mode, next, (char *)NULL);
+		if (fork_first)
+			_exit(127);
+		return 127;
 	}
 	return wait_child(pid);
-}
-
-static int
-reexec(const char *self, int level)
-{
-	static void (*const levels[])(void) = {
-		tree_level_0, tree_level_1, tree_level_2, tree_level_3,
-	};
-	if (level < 0 || level > 3)
-		return 2;
-	levels[level]();
-	if (level == 0)
-		return 0;
-	char next[16];
-	snprintf(next, sizeof(next), "%d", level - 1);
-	execl(self, self, "reexec", next, (char *)NULL);
-	return 127;
 }
 
 static int
@@ -137,7 +124,8 @@ main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (strcmp(mode, "tree") == 0)
-		return tree(argv[0], argc > 2 ? atoi(argv[2]) : 0);
+		return level_then_next(argv[0], "tree",
+				       argc > 2 ? atoi(argv[2]) : 0, 1);
 	if (strcmp(mode, "spin") == 0) {
 		printf("%d\n", (int)getpid());
 		fflush(stdout);
@@ -145,7 +133,8 @@ main(int argc, char **argv)
 			before_end();
 	}
 	if (strcmp(mode, "reexec") == 0)
-		return reexec(argv[0], argc > 2 ? atoi(argv[2]) : 0);
+		return level_then_next(argv[0], "reexec",
+				       argc > 2 ? atoi(argv[2]) : 0, 0);
 	if (strcmp(mode, "forkmask") == 0) {
 		sigset_t all, old;
 		before_end();
