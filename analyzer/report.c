@@ -202,12 +202,19 @@ static void
 cut_stacks_lines(FILE *out, const struct profile_header *h)
 {
 	if (h->truncated_stacks) {
-		fprintf(out, "Truncated stacks: %llu sample%s had more frames "
-			"than recorded", (unsigned long long)h->truncated_stacks,
+		uint64_t all = h->kind == PROFILE_KIND_SPACE
+				       ? h->space.alloc_records : h->samples;
+		fprintf(out, "Truncated stacks: %llu sample%s",
+			(unsigned long long)h->truncated_stacks,
 			h->truncated_stacks == 1 ? "" : "s");
+		if (all >= h->truncated_stacks)
+			fprintf(out, " (%.1f%%)",
+				100.0 * (double)h->truncated_stacks / (double)all);
+		fputs(" had more frames than recorded", out);
 		if (h->max_depth)
 			fprintf(out, " (%u)", h->max_depth);
-		fputs("; their outermost callers are missing.\n", out);
+		fputs("; their outermost callers are missing (profrun "
+		      "--max-depth keeps up to 1024).\n", out);
 	}
 	if (h->unwind_errors)
 		fprintf(out, "Incomplete stacks: %llu sample%s stopped "

@@ -37,7 +37,10 @@
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
 #define SPOOL_REC_MAX_LEN (64u << 20)
+/* Frames a sample holds by default; profrun --max-depth allows up to
+ * SPOOL_DEPTH_LIMIT. */
 #define SPOOL_MAX_DEPTH 128
+#define SPOOL_DEPTH_LIMIT 1024
 
 enum spool_rec_type {
 	SPOOL_REC_PROCESS = 1,

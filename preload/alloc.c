@@ -77,6 +77,8 @@
 
 _Static_assert(SPOOL_ALLOC_FN_MAX_ <= THREADS_CALL_COUNTERS,
 	       "thread_slot has room for every counter");
+_Static_assert(OWN_FRAMES_MAX <= THREADS_DEEP_EXTRA,
+	       "the space sampler's own frames fit the deep room (threads.h)");
 _Static_assert(SPOOL_MAX_DEPTH + OWN_FRAMES_MAX <= UNWIND_MEMO_DEPTH,
 	       "a memo holds the deepest walk");
 
@@ -463,17 +465,22 @@ static uint32_t
 own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
 	  uint32_t *flags)
 {
-	uint64_t raw[SPOOL_MAX_DEPTH + OWN_FRAMES_MAX];
-	uint32_t max = prof_state.cfg.max_depth + OWN_FRAMES_MAX;
+	uint64_t stack_raw[SPOOL_MAX_DEPTH + OWN_FRAMES_MAX];
+	uint64_t *raw = stack_raw;
+	uint32_t keep = prof_state.cfg.max_depth;
 	uint16_t f = 0;
 
-	if (max > SPOOL_MAX_DEPTH + OWN_FRAMES_MAX)
-		max = SPOOL_MAX_DEPTH + OWN_FRAMES_MAX;
-	uint32_t depth = unwind_stack_memo(uc, t, &t->memo, raw, max, &f);
+	if (keep > SPOOL_MAX_DEPTH && t->deep)
+		raw = t->deep->alloc_raw;
+	else if (keep > SPOOL_MAX_DEPTH)
+		keep = SPOOL_MAX_DEPTH;
+	/* (Deeper than the memo holds, unwind_stack_memo walks it all.) */
+	uint32_t depth = unwind_stack_memo(uc, t, &t->memo, raw,
+					   keep + OWN_FRAMES_MAX, &f);
 	uint32_t skip = own_frames(raw, depth);
 	depth -= skip;
-	if (depth > prof_state.cfg.max_depth) {
-		depth = prof_state.cfg.max_depth;
+	if (depth > keep) {
+		depth = keep;
 		f |= SPOOL_SAMPLE_TRUNCATED;
 	}
 	memcpy(pcs, raw + skip, depth * sizeof(*pcs));
@@ -500,8 +507,11 @@ push_own(struct thread_slot *t, const void *rec, size_t len)
 void __attribute__((noinline))
 alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 {
-	uint64_t pcs[SPOOL_MAX_DEPTH];
-	uint8_t buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
+	uint8_t stack_buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint64_t *pcs = stack_pcs;
+	uint8_t *buf = stack_buf;
+	size_t cap = sizeof(stack_buf);
 	struct spool_buf b;
 	struct thread_slot *t;
 
@@ -524,12 +534,17 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 		.weight = countdown_weight(n, atomic_load(&space_interval)),
 		.fn = fn,
 	};
+	if (prof_state.cfg.max_depth > SPOOL_MAX_DEPTH && t->deep) {
+		pcs = t->deep->alloc_pcs;
+		buf = t->deep->alloc_rec;
+		cap = sizeof(t->deep->alloc_rec);
+	}
 	a.depth = own_stack(t, uc, pcs, &a.flags);
 	a.time_ns = prof_now_ns();
 	int tracked = addrset_insert(&alloc_sampled, a.address) == 0;
 	if (!tracked)
 		a.flags |= SPOOL_ALLOC_UNTRACKED;
-	spool_buf_init(&b, buf, sizeof(buf));
+	spool_buf_init(&b, buf, cap);
 	if (spool_put_alloc(&b, &a, pcs) < 0 ||
 	    push_own(t, buf, b.len) < 0) {
 		/* Lost: its free must not be recorded either. */

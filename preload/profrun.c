@@ -49,6 +49,7 @@ struct options {
 	int start_paused;
 	int toggle_sig;
 	const char *max_samples;
+	unsigned max_depth;      /* frames per sample */
 	const char *delay;
 	const char *duration;
 	int time;                /* sample CPU time */
@@ -83,6 +84,8 @@ usage(FILE *f)
 		"                         the toggle signal with --toggle-signal\n"
 		"      --toggle-signal=SIG  a signal that pauses and resumes sampling\n"
 		"      --max-samples=N    stop sampling after N samples\n"
+		"      --max-depth=N      frames kept per sample, the innermost\n"
+		"                         (default 128, up to 1024)\n"
 		"      --delay=SECS       start sampling SECS after the program starts\n"
 		"      --duration=SECS    sample for SECS, then stop\n"
 		"      --no-time          no CPU-time samples\n"
@@ -228,7 +231,7 @@ parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
 	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
 	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL,
-	       OPT_CLOCK };
+	       OPT_CLOCK, OPT_MAX_DEPTH };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
@@ -240,6 +243,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "start-paused", no_argument, NULL, OPT_START_PAUSED },
 		{ "toggle-signal", required_argument, NULL, OPT_TOGGLE },
 		{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "no-time", no_argument, NULL, OPT_NO_TIME },
@@ -251,6 +255,7 @@ parse_options(int argc, char **argv, struct options *o)
 	};
 	*o = (struct options){ .output = "prof.spool", .hz = PROF_DEFAULT_HZ,
 			       .timer = SPOOL_TIMER_NONE, .follow = 1,
+			       .max_depth = SPOOL_MAX_DEPTH,
 			       .sig = SIGPROF, .time = 1,
 			       .space_interval = PROF_DEFAULT_SPACE_INTERVAL };
 	opterr = 0;
@@ -304,6 +309,15 @@ parse_options(int argc, char **argv, struct options *o)
 				die_usage("--max-samples=%s: expected a positive whole number",
 					  optarg);
 			o->max_samples = optarg;
+			break;
+		case OPT_MAX_DEPTH:
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || v == 0 ||
+			    v > SPOOL_DEPTH_LIMIT)
+				die_usage("--max-depth=%s: expected a whole number "
+					  "from 1 to %u", optarg, SPOOL_DEPTH_LIMIT);
+			o->max_depth = (unsigned)v;
 			break;
 		case OPT_DELAY:
 		case OPT_DURATION: {
@@ -580,6 +594,8 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	snprintf(buf, sizeof(buf), "%d", o->toggle_sig);
 	setenv("PROF_TOGGLE_SIGNAL", buf, 1);
 	setenv("PROF_MAX_SAMPLES", o->max_samples ? o->max_samples : "0", 1);
+	snprintf(buf, sizeof(buf), "%u", o->max_depth);
+	setenv("PROF_MAX_DEPTH", buf, 1);
 	setenv("PROF_DELAY", o->delay ? o->delay : "0", 1);
 	setenv("PROF_DURATION", o->duration ? o->duration : "0", 1);
 	setenv("PROF_TIME", o->time ? "1" : "0", 1);

@@ -36,17 +36,28 @@ static struct sigaction previous;
 static void
 take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
 {
-	uint64_t pcs[SPOOL_MAX_DEPTH];
-	uint8_t buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
+	uint8_t stack_buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint64_t *pcs = stack_pcs;
+	uint8_t *buf = stack_buf;
+	size_t cap = sizeof(stack_buf);
+	uint32_t max = prof_state.cfg.max_depth;
 	struct spool_sample s;
 	struct spool_buf b;
 
+	if (max > SPOOL_MAX_DEPTH && t->deep) {
+		pcs = t->deep->handler_pcs;
+		buf = t->deep->handler_rec;
+		cap = sizeof(t->deep->handler_rec);
+	} else if (max > SPOOL_MAX_DEPTH) {
+		max = SPOOL_MAX_DEPTH;
+	}
 	s.time_ns = prof_now_ns();
 	s.tid = (uint32_t)t->tid;
 	s.kind = SPOOL_SAMPLE_TIME;
 	s.weight = timer_sample_weight(si);
-	s.depth = unwind_stack(uc, t, pcs, prof_state.cfg.max_depth, &s.flags);
-	spool_buf_init(&b, buf, sizeof(buf));
+	s.depth = unwind_stack(uc, t, pcs, max, &s.flags);
+	spool_buf_init(&b, buf, cap);
 	if (spool_put_sample(&b, &s, pcs) < 0 ||
 	    appender_append(&t->stream, buf, b.len) < 0)
 		prof_drop(SPOOL_DROP_WRITE);

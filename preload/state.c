@@ -147,7 +147,7 @@ prof_config_from_env(struct prof_config *cfg)
 	cfg->sig = SIGPROF;
 	unsigned sig = SIGPROF;
 	if (parse_uint("PROF_HZ", 1, PROF_MAX_HZ, &cfg->hz) ||
-	    parse_uint("PROF_MAX_DEPTH", 1, SPOOL_MAX_DEPTH, &cfg->max_depth) ||
+	    parse_uint("PROF_MAX_DEPTH", 1, SPOOL_DEPTH_LIMIT, &cfg->max_depth) ||
 	    parse_uint("PROF_SIGNAL", 1, (unsigned)SIGRTMAX, &sig) ||
 	    parse_timer(&cfg->timer_request) || parse_clock(&cfg->clock))
 		return -EINVAL;

@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -136,6 +137,19 @@ encode_thread(uint8_t *buf, pid_t tid, uint32_t event, const char *name,
 	return spool_put_thread(&b, &rec) == 0 ? b.len : 0;
 }
 
+/* Maps the slot's room for deep stacks, once, when --max-depth asks for
+ * it. Not in a signal handler. */
+static void
+map_deep(struct thread_slot *t)
+{
+	if (t->deep || prof_state.cfg.max_depth <= SPOOL_MAX_DEPTH)
+		return;
+	void *p = mmap(NULL, sizeof(struct thread_deep), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED)
+		t->deep = p;
+}
+
 /* The thread's CPU time so far is not this image's: it is taken off. */
 static void
 set_cpu_base(struct thread_slot *t)
@@ -181,6 +195,7 @@ threads_attach(struct thread_slot *t)
 	t->adopted = 0;
 	t->pthread = pthread_self();
 	set_cpu_base(t);
+	map_deep(t);
 	t->busy = 0;
 	atomic_store(&t->perf_fd, -1);
 	atomic_store(&t->has_timer, 0);
@@ -352,6 +367,7 @@ adopt_existing(void)
 		t->tid = tid;
 		t->adopted = 1;
 		set_cpu_base(t);
+		map_deep(t);
 		atomic_store(&t->bound, 0);
 		t->stack_lo = t->stack_hi = 0;
 		atomic_store(&t->perf_fd, -1);

@@ -21,11 +21,26 @@
 #include <time.h>
 
 #include "appender.h"
+#include "spool.h"
 #include "unwind.h"
 
 #define THREADS_MAX 4096
 /* Room for the call counters of alloc.c (enum spool_alloc_fn). */
 #define THREADS_CALL_COUNTERS 24
+
+/* Room for samples deeper than the buffers on a thread's stack hold
+ * (profrun --max-depth above SPOOL_MAX_DEPTH): one set for the sampling
+ * handler and one for the space sampler, which the handler may
+ * interrupt. Mapped for a slot the first time a thread takes it. */
+#define THREADS_DEEP_EXTRA 32 /* the space sampler's own frames, walked
+			       * and then dropped (alloc.c) */
+struct thread_deep {
+	uint64_t handler_pcs[SPOOL_DEPTH_LIMIT];
+	uint8_t handler_rec[SPOOL_REC_HEADER_LEN + 64 + SPOOL_DEPTH_LIMIT * 8];
+	uint64_t alloc_raw[SPOOL_DEPTH_LIMIT + THREADS_DEEP_EXTRA];
+	uint64_t alloc_pcs[SPOOL_DEPTH_LIMIT];
+	uint8_t alloc_rec[SPOOL_REC_HEADER_LEN + 64 + SPOOL_DEPTH_LIMIT * 8];
+};
 
 enum thread_state {
 	THREAD_FREE = 0,
@@ -66,6 +81,9 @@ struct thread_slot {
 	 * links libprofrun.so no room to be dlopen'ed (static TLS); the pages
 	 * of slots no thread samples in are never touched. */
 	struct unwind_memo memo;
+	/* NULL unless --max-depth asks for more than SPOOL_MAX_DEPTH and
+	 * the mapping could be made (then samples stop at that depth). */
+	struct thread_deep *deep;
 };
 
 /* The calling thread's slot, or NULL. async-signal-safe */

@@ -32,5 +32,32 @@ def test():
         raise prof.Fail(f'bottom_work has only {leaf["self_samples"]} of '
                         f'{samples} samples')
 
+    check_max_depth(sys.argv[1])
+
+
+def check_max_depth(target):
+    """--max-depth=400 keeps the whole 200-deep chain: no sample is
+    truncated, and main is an ancestor of the leaf's samples (it is in
+    every sample's stack: its total is all the samples but the vdso's
+    few). Under the default the header gives the truncated share."""
+    p = prof.profile(target, opts=['-F', '1000', '--max-depth=400'])
+    r = p.report
+    samples = prof.field(r, 'samples')
+    truncated = prof.field(r, 'truncated_stacks')
+    main = prof.need_func(r, 'main')
+    print(f'--max-depth=400: {samples} samples, {truncated} truncated, main '
+          f'total {main["total_samples"]}')
+    if truncated:
+        raise prof.Fail(f'--max-depth=400: {truncated} samples truncated')
+    if main['total_samples'] < 0.9 * samples:
+        raise prof.Fail('--max-depth=400: main is not above the leaf')
+    text = prof.run([prof.profanalyze_path(), p.spool]).stdout
+    if 'Truncated stacks' in text:
+        raise prof.Fail('--max-depth=400: the header says truncated')
+    r = prof.profrun(['--max-depth=1025', '--', target])
+    if r.returncode != 2 or '--max-depth=1025' not in r.stderr:
+        raise prof.Fail(f'--max-depth=1025 accepted: {r.returncode}')
+
+
 
 prof.main(test)
