@@ -281,6 +281,9 @@ take_footer(struct load *l, const struct spool_footer *f)
 	struct profile_header *h = &l->prof->hdr;
 
 	h->cpu_ns = sat_add(f->utime_ns, f->stime_ns);
+	h->rss_peak = f->rss_peak;
+	h->rss_anon = f->rss_anon;
+	h->rss_file = f->rss_file;
 	h->end_reason = f->end_reason;
 	h->end_mono_ns = f->end_mono_ns;
 	h->end_signal = f->end_signal;

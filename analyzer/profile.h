@@ -65,6 +65,7 @@ struct profile_space {
 	double alloc_bytes;      /* estimate of all bytes allocated */
 	double alloc_var;        /* and its variance */
 	double view_var;         /* variance of the view's weight */
+	double peak_bytes;       /* the estimated heap at its peak */
 	uint64_t peak_time_ns;   /* CLOCK_MONOTONIC of the estimated peak */
 	bool has_calls;          /* CALL_COUNTS records were read */
 	uint64_t calls[SPOOL_ALLOC_FN_MAX_]; /* exact, all threads */
@@ -182,6 +183,9 @@ struct profile_header {
 	char *exe;             /* NULL when unknown */
 	bool complete;         /* a FOOTER was read: the run ended cleanly */
 	uint64_t cpu_ns;       /* utime + stime from the footer (complete) */
+	/* The footer's peak resident set and resident anonymous and file
+	 * pages at the end (spool_footer), 0 when not known. */
+	uint64_t rss_peak, rss_anon, rss_file;
 	uint64_t footer_threads; /* the footer's count, 0 when corrupt */
 	uint64_t drops[SPOOL_DROP_MAX_]; /* by enum spool_drop (complete) */
 	uint32_t drops_corrupt; /* bit c: the footer's drops[c] made no

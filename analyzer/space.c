@@ -221,6 +221,7 @@ space_log_select(const struct space_log *log, enum profile_space_view view,
 	out->matched_frees = count_matched(log, ev, n);
 	replay(log, ev, n, &r);
 	out->peak_time_ns = r.peak_time_ns;
+	out->peak_bytes = r.peak;
 	if (view == PROFILE_SPACE_ALLOC) {
 		for (size_t i = 0; i < log->nallocs; i++)
 			sel[i] = true;

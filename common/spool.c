@@ -260,7 +260,7 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	struct writer w;
 	uint32_t ndrops = SPOOL_DROP_MAX_ - 1;
 	if (rec_begin(b, &w, SPOOL_REC_FOOTER,
-		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4))
+		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4 + 3 * 8))
 		return -ENOSPC;
 	w_u64(&w, f->end_mono_ns);
 	w_u64(&w, f->utime_ns);
@@ -274,6 +274,9 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	}
 	w_u32(&w, f->end_reason);
 	w_u32(&w, f->end_signal);
+	w_u64(&w, f->rss_peak);
+	w_u64(&w, f->rss_anon);
+	w_u64(&w, f->rss_file);
 	return rec_end(b, &w);
 }
 
@@ -639,6 +642,12 @@ spool_get_footer(const struct spool_rec *rec, struct spool_footer *out)
 	if (!r.bad && r.len - r.pos >= 8) {
 		out->end_reason = r_u32(&r);
 		out->end_signal = r_u32(&r);
+	}
+	/* Appended in format 2.1. */
+	if (!r.bad && r.len - r.pos >= 24) {
+		out->rss_peak = r_u64(&r);
+		out->rss_anon = r_u64(&r);
+		out->rss_file = r_u64(&r);
 	}
 	return r.bad ? -EBADMSG : 0;
 }

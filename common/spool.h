@@ -273,6 +273,12 @@ struct spool_footer {
 	uint64_t drops[SPOOL_DROP_MAX_]; /* indexed by enum spool_drop */
 	uint32_t end_reason; /* enum spool_end */
 	uint32_t end_signal; /* the signal, for SPOOL_END_SIGNAL */
+	/* Format 2.1, from /proc/self/status at the end (0: not known):
+	 * peak resident set (VmHWM), and the resident anonymous and file
+	 * pages then (RssAnon, RssFile + RssShmem), in bytes. */
+	uint64_t rss_peak;
+	uint64_t rss_anon;
+	uint64_t rss_file;
 };
 
 /* ---- encoder (no allocation; safe in the writer thread) ---- */
