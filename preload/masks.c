@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "real.h"
+#include "sampler.h"
 #include "state.h"
 #include "unwind.h"
 
@@ -196,11 +197,22 @@ pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return change_mask(real_pthread_sigmask(), how, set, old);
 }
 
+/* A thread that blocks the sampling signal where the wrappers cannot see
+ * (the raw system call) has the timer's signals pending: those are taken
+ * out of the queue before the program looks (one of its own is raised
+ * again, sampler.h), so that it sees what it would without us. */
 __attribute__((visibility("default"))) int
 sigpending(sigset_t *set)
 {
+	int sig = prof_state.cfg.sig;
 	int rc = real_sigpending()(set);
+	sigset_t cur;
+	if (rc == 0 && watching() && sigismember(set, sig) == 1 &&
+	    real_mask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, sig) == 1) {
+		sampler_discard_pending();
+		rc = real_sigpending()(set);
+	}
 	if (rc == 0 && held)
-		sigaddset(set, prof_state.cfg.sig);
+		sigaddset(set, sig);
 	return rc;
 }
