@@ -27,7 +27,7 @@ MANGLED = {
 def test():
     if len(sys.argv) < 2:
         raise prof.Skip('no C++ compiler: cxx_work was not built')
-    p = prof.profile(sys.argv[1], opts=['-F', '1000'])
+    p = prof.profile(sys.argv[1], [prof.SHARE_SCALE], opts=['-F', '1000'])
     prof.check_shares(p.report, DEMANGLED, label='demangled')
     for name in MANGLED:
         if prof.func(p.report, name):

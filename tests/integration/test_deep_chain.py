@@ -27,10 +27,10 @@ def test():
     if heaviest is not leaf:
         raise prof.Fail(f'heaviest function is {heaviest["name"]}, not '
                         f'bottom_work:\n{prof.top(r)}')
-    # Nearly all the work is in the leaf; "most" with the usual slack.
-    if leaf['self_samples'] < (0.5 + prof.tolerance(0.5, samples)) * samples:
-        raise prof.Fail(f'bottom_work has only {leaf["self_samples"]} of '
-                        f'{samples} samples')
+    # All the work is in the leaf but for work_spin's clock reads, which
+    # may be samples of the vdso's own (1 to 3 %): the truth is about 98 %.
+    prof.check_share('bottom_work share of all samples',
+                     leaf['self_samples'] / samples, 0.98, samples)
 
     check_max_depth(sys.argv[1])
 
@@ -57,7 +57,6 @@ def check_max_depth(target):
     r = prof.profrun(['--max-depth=1025', '--', target])
     if r.returncode != 2 or '--max-depth=1025' not in r.stderr:
         raise prof.Fail(f'--max-depth=1025 accepted: {r.returncode}')
-
 
 
 prof.main(test)

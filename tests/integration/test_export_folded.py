@@ -150,7 +150,7 @@ def leaf_report(named, key):
 
 
 def test_work_split(target):
-    p = prof.profile(target, [SCALE], opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     named = read(p.spool, p.report, 'work_split')
     prof.check_shares(leaf_report(named, 'self_samples'),
                       {'leaf_50': 5, 'leaf_30': 3, 'leaf_20': 2},
@@ -169,7 +169,7 @@ def test_recursive(target):
 
 
 def test_threads(target):
-    p = prof.profile(target, [SCALE], opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     named = read(p.spool, p.report, 'threads')
     prof.check_shares(leaf_report(named, 'self_samples'),
                       {f'thread_work_{i}': i for i in range(1, 5)},

@@ -300,7 +300,7 @@ def self_samples(dec, name):
 
 
 def test_work_split(target):
-    p = prof.profile(target, [SCALE])
+    p = prof.profile(target, [prof.SHARE_SCALE])
     d, r = export(p.spool)
     label = 'work_split'
     dec, _ = check(label, d, r)

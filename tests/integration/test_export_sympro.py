@@ -185,7 +185,7 @@ def as_report(s):
 
 
 def test_work_split(target):
-    p = prof.profile(target, [SCALE], opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     s = read(p.spool)
     compare('work_split', s, p.report, p.spool)
     prof.check_shares(as_report(s), {'leaf_50': 5, 'leaf_30': 3,
@@ -202,7 +202,7 @@ def test_work_split(target):
 
 
 def test_recursive(target):
-    p = prof.profile(target, [SCALE], opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     s = read(p.spool)
     compare('recursive', s, p.report, p.spool)
     nest = max((n['path'].count('recurse') for n in s['nodes']), default=0)

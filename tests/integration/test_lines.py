@@ -28,7 +28,7 @@ def loop_lines():
 
 
 def test():
-    p = prof.profile(sys.argv[1], opts=['-F', '1000'])
+    p = prof.profile(sys.argv[1], [prof.SHARE_SCALE], opts=['-F', '1000'])
     _, r = prof.analyze(p.spool, args=('--lines', '--json'))
     by_leaf = collections.Counter()
     in_loop = 0

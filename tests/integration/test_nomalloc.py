@@ -15,11 +15,17 @@ Blind spots (what this test cannot see):
   (checked_thread). A handler that unblocked its signal before calling
   malloc, the profiler's own threads (writer, poller), and the start-up
   and exit paths are not checked. The violation is also only seen when a
-  sample happens to run the bad path: at 10 kHz for 1.5 s of CPU it runs
-  thousands of times, so a call on every sample cannot be missed; one on
-  a rare path (a ring full, a module not yet known) can.
+  sample happens to run the bad path: the handler runs about 500 times
+  per timer limited by the kernel's tick (posix, itimer) at scale 0.1 and
+  3,000 at 0.5 (perf: 75,000 and 370,000), so a call on every sample
+  cannot be missed; one on a rare path (a ring full, a module not yet
+  known) can, and is likelier seen in the long run.
 
-usage: test_nomalloc.py NOMALLOC_CHECK
+Two variants: scale 0.1 (preload-nomalloc, suite preload: about 2 s of
+CPU per timer) and scale 0.5 (preload-nomalloc-long, suite slow only:
+about 10 s of CPU per timer, and perf's run at 10 kHz several times that).
+
+usage: test_nomalloc.py NOMALLOC_CHECK [SCALE]
 """
 import sys
 
@@ -28,9 +34,10 @@ import prof
 
 def test():
     target = sys.argv[1]
+    scale = sys.argv[2] if len(sys.argv) > 2 else '0.5'
 
     def one(timer):
-        p = prof.profile(target, args=['0.5'],
+        p = prof.profile(target, args=[scale],
                          opts=['-F', '10000', f'--timer={timer}'],
                          expect_rc=None, timeout=240)
         print(f'{timer}: {p.stdout.strip()}')

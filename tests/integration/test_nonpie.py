@@ -20,7 +20,7 @@ def test():
     if int.from_bytes(head[16:18], 'little') != ET_EXEC:
         raise prof.Fail(f'{target} is not a non-PIE executable (ET_EXEC): '
                         'the build did not make one')
-    p = prof.profile(target, opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     leaf = prof.need_func(p.report, 'leaf_50')
     if os.path.basename(str(leaf.get('module'))) != os.path.basename(target):
         raise prof.Fail(f'leaf_50 in {leaf.get("module")}')

@@ -11,7 +11,7 @@ import prof
 
 
 def test():
-    p = prof.profile(sys.argv[1], opts=['-F', '1000'])
+    p = prof.profile(sys.argv[1], [prof.SHARE_SCALE], opts=['-F', '1000'])
     r = p.report
     rec = prof.need_func(r, 'recurse')
     samples = prof.field(r, 'samples')

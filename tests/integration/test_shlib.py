@@ -13,7 +13,7 @@ import prof
 
 def test():
     target = sys.argv[1]
-    p = prof.profile(target, opts=['-F', '1000'])
+    p = prof.profile(target, [prof.SHARE_SCALE], opts=['-F', '1000'])
     r = p.report
     shared = prof.need_func(r, 'shared_work')
     local = prof.need_func(r, 'local_work')

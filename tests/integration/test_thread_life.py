@@ -18,7 +18,9 @@ import prof
 def test():
     early, churn, blocking = sys.argv[1:4]
 
-    p = prof.profile(early)
+    # Scale 5: 2 s of work, about 1,900 samples at 1 kHz, for the 5-point
+    # bound of check_shares (1,481 for shares of 0.75 and 0.25).
+    p = prof.profile(early, ['5'])
     rep = p.report
     ew = prof.need_func(rep, 'early_work')
     mw = prof.need_func(rep, 'main_work')

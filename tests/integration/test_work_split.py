@@ -55,13 +55,13 @@ def test():
     target = sys.argv[1]
 
     def one(timer):
-        p = prof.profile(target, opts=['-F', '1000', f'--timer={timer}'])
+        shares = {'leaf_50': 5, 'leaf_30': 3, 'leaf_20': 2}
+        p = prof.profile_shares(target, shares, prof.share_scale(timer),
+                                opts=['-F', '1000', f'--timer={timer}'])
         got = prof.field(p.report, 'timer')
         if got != timer:
             raise prof.Fail(f'asked for --timer={timer}, report says {got}')
-        prof.check_shares(p.report,
-                          {'leaf_50': 5, 'leaf_30': 3, 'leaf_20': 2},
-                          label=timer)
+        prof.check_shares(p.report, shares, label=timer)
         check_weights(timer, p)
 
     prof.for_each_timer(one)

@@ -45,6 +45,9 @@ main(int argc, char **argv)
 		thread_work_1, thread_work_2, thread_work_3, thread_work_4,
 	};
 	pthread_t tids[4];
+	/* "serial" (argv[2]): each thread is joined before the next starts,
+	 * so that one works at a time. */
+	int serial = argc > 2 && !strcmp(argv[2], "serial");
 
 	part = (unsigned long)(work_scale(argc, argv, 1) * 15 * WORK_UNIT);
 	for (int i = 0; i < 4; i++) {
@@ -54,8 +57,10 @@ main(int argc, char **argv)
 				strerror(err));
 			return 1;
 		}
+		if (serial)
+			pthread_join(tids[i], NULL);
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4 && !serial; i++)
 		pthread_join(tids[i], NULL);
 	return 0;
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The stress matrix: programs that do what a profiler finds hardest, each
+run bare and under `profrun -F 10000 --space-interval=1K` (time sampling
+at 10 kHz and allocation sampling at a 1 KiB interval together). One meson
+test per case (CASES below). Each asserts that
+
+- the program's output (stdout) and exit status under the profiler are
+  those of the bare run, and the bare run's status is the one the case
+  knows (so the program did its work; each prints a function of it);
+- the spools read: profanalyze reads the program's spool (--json), which
+  has its footer (the program exited), every record of it parses
+  (prof.spool_records, strict), and when the program made other
+  processes, every spool of the tree parses (leniently: a child's may
+  end in a cut record) and profanalyze reads the tree (--processes);
+- nothing hangs: a run that outlives its bound is killed and fails.
+
+What the older tests of the same programs assert is not repeated here
+(test_dlopen_stress: no dl_iterate_phdr in the handler, the plugin's
+frames resolved; test_closefrom: the rate of samples; test_space_jemalloc:
+the shares of bytes): here it is the program's behaviour under both
+samplers at their most intrusive.
+
+usage: test_stress.py CASE PROGRAM [FILES...]
+"""
+import glob
+import os
+import sys
+
+import prof
+
+OPTS = ['-F', '10000', '--space-interval=1K']
+
+# Bounds on the runs, in seconds: a run beyond its bound is a hang. The
+# longest case takes a few seconds under the profiler on a loaded
+# 2-core machine.
+BARE_BOUND = 60
+PROFILED_BOUND = 90
+
+
+def dlopen_argv(files, tmp):
+    # 4 loader threads, 300 rounds each, and a CPU thread (0.2 s).
+    return [files[0], files[1], '4', '300', '0.2']
+
+
+def closefrom_argv(files, tmp):
+    # A fresh file of the program's own for each run.
+    return [files[0], os.path.join(tmp, 'program.file')]
+
+
+def mode(name):
+    return lambda files, tmp: [files[0], name]
+
+
+# name: (argv from the files meson passes and a fresh directory, the
+# exit status the program ends with, whether it makes other processes)
+CASES = {
+    'dlopen-threads': (dlopen_argv, 0, False),
+    'cxx-throw': (lambda files, tmp: [files[0]], 0, False),
+    'longjmp': (mode('longjmp'), 0, False),
+    'deep-recursion': (mode('deep'), 0, False),
+    'short-threads': (mode('threads'), 0, False),
+    'live-threads': (mode('live'), 0, False),
+    'forks': (mode('forks'), 0, True),
+    'spawn': (mode('spawn'), 0, True),
+    'closefrom': (closefrom_argv, 0, False),
+    'blocked': (mode('blocked'), 0, False),
+    'own-sigprof': (mode('ownprof'), 0, False),
+    'jemalloc': (lambda files, tmp: [files[0], '0.1'], 0, False),
+}
+
+
+def check_spools(spool, tree):
+    _, r = prof.analyze(spool)
+    if not prof.field(r, 'complete'):
+        raise prof.Fail(f'{spool}: no footer although the program exited')
+    records = sum(1 for _ in prof.spool_records(spool, strict=True))
+    spools = sorted(glob.glob(glob.escape(spool) + '.*'))
+    print(f'spool: {records} records, {r["samples"]} samples, dropped '
+          f'{r.get("dropped")}; {len(spools)} other spools')
+    for s in spools:
+        # Leniently: a child's spool may end in a cut record.
+        for _ in prof.spool_records(s):
+            pass
+    if not tree:
+        if spools:
+            raise prof.Fail(f'spools of other processes: {spools[:5]}')
+        return
+    a, _ = prof.analyze(spool, args=('--processes',))
+    print(f'--processes: {len(a.stdout.splitlines())} lines')
+
+
+def test():
+    case, files = sys.argv[1], sys.argv[2:]
+    if case not in CASES:
+        raise prof.Fail(f'unknown case {case}')
+    make_argv, status, tree = CASES[case]
+    if not files or not all(os.access(f, os.R_OK) for f in files):
+        # Meson passes an empty list for a program it could not build:
+        # the C++ compiler or libjemalloc is missing here.
+        raise prof.Skip(f'{case}: its program was not built here')
+
+    bare = prof.run(make_argv(files, prof.tmpdir()), timeout=BARE_BOUND)
+    print(f'bare: exit {bare.returncode}\n{bare.stdout.strip()[:2000]}')
+    if bare.returncode != status:
+        raise prof.Fail(f'bare run: exit {bare.returncode}, want {status}:'
+                        f'\n{bare.stdout[-2000:]}\n{bare.stderr[-2000:]}')
+    tmp = prof.tmpdir()
+    spool = os.path.join(tmp, 'x.spool')
+    p = prof.profrun(['-q', '-o', spool] + OPTS + ['--'] +
+                     make_argv(files, tmp), timeout=PROFILED_BOUND)
+    print(f'profiled: exit {p.returncode}; stderr: {p.stderr.strip()!r}')
+    if p.returncode != bare.returncode or p.stdout != bare.stdout:
+        raise prof.Fail(f'under the profiler: exit {p.returncode}, bare '
+                        f'{bare.returncode}; output:\n{p.stdout[-2000:]}\n'
+                        f'bare output:\n{bare.stdout[-2000:]}\nstderr:\n'
+                        f'{p.stderr[-2000:]}')
+    check_spools(spool, tree)
+
+
+prof.main(test)
