@@ -165,6 +165,29 @@ reserve(int fd, uint64_t off)
 	return pwrite_all(fd, zeros, APPENDER_CHUNK, off);
 }
 
+/* Reserves the chunk at the file's end and takes it: *off. The end moves
+ * only past a chunk that has its blocks, so a failed reservation (a full
+ * disk) leaves no hole behind it for a later chunk or the footer to skip
+ * over: a hole in a full tmpfs raises SIGBUS in whoever maps and reads
+ * it, profrun and profanalyze included. Two threads may reserve the same
+ * chunk; the one that moves the end takes it, the other tries the next.
+ * Returns 0 or -errno. async-signal-safe */
+static int
+reserve_next(int fd, uint64_t *off)
+{
+	for (;;) {
+		uint64_t at = atomic_load(&next_off);
+		int rc = reserve(fd, at);
+		if (rc < 0)
+			return rc;
+		if (atomic_compare_exchange_strong(&next_off, &at,
+						   at + APPENDER_CHUNK)) {
+			*off = at;
+			return 0;
+		}
+	}
+}
+
 /* Says once why records are being dropped. async-signal-safe */
 static void
 warn_room(int err)
@@ -205,8 +228,7 @@ new_chunk(struct appender_stream *s)
 	uint64_t v = pool_take(), off = v & ~(uint64_t)(APPENDER_CHUNK - 1);
 	uint32_t pos = (uint32_t)(v & (APPENDER_CHUNK - 1));
 	if (!v) {
-		off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
-		int rc = reserve(fd, off);
+		int rc = reserve_next(fd, &off);
 		if (rc < 0) {
 			atomic_store(&retry_after_ns, now + RETRY_DELAY_NS);
 			warn_room(-rc);
