@@ -171,6 +171,8 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 	if (s->end_mono_ns > h->end_mono_ns)
 		h->end_mono_ns = s->end_mono_ns;
 	h->footer_threads = sat_add(h->footer_threads, s->footer_threads);
+	h->clone_processes = sat_add(h->clone_processes, s->clone_processes);
+	h->clone_threads = sat_add(h->clone_threads, s->clone_threads);
 	for (int c = 0; c < SPOOL_DROP_MAX_; c++)
 		h->drops[c] = sat_add(h->drops[c], s->drops[c]);
 	/* A count that was corrupt in one spool is unknown in the sum. */

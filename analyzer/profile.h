@@ -186,6 +186,8 @@ struct profile_header {
 	/* The footer's peak resident set and resident anonymous and file
 	 * pages at the end (spool_footer), 0 when not known. */
 	uint64_t rss_peak, rss_anon, rss_file;
+	/* Children the program started with clone() itself (footer). */
+	uint64_t clone_processes, clone_threads;
 	uint64_t footer_threads; /* the footer's count, 0 when corrupt */
 	uint64_t drops[SPOOL_DROP_MAX_]; /* by enum spool_drop (complete) */
 	uint32_t drops_corrupt; /* bit c: the footer's drops[c] made no

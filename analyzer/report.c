@@ -302,6 +302,23 @@ merged_line(FILE *out, const struct profile *p)
 			"and times are their sums.\n", p->hdr.spools);
 }
 
+/* What ran without the profiler because the program started it with
+ * clone() itself. */
+static void
+clone_line(FILE *out, const struct profile_header *h)
+{
+	if (h->clone_processes)
+		fprintf(out, "Not profiled: %llu child process%s started with "
+			"clone() (not fork), which the profiler cannot follow.\n",
+			(unsigned long long)h->clone_processes,
+			h->clone_processes == 1 ? "" : "es");
+	if (h->clone_threads)
+		fprintf(out, "Not sampled: %llu thread%s started with clone() "
+			"(not pthread_create).\n",
+			(unsigned long long)h->clone_threads,
+			h->clone_threads == 1 ? "" : "s");
+}
+
 /* Memory the program mapped itself (mmap, as Python's pymalloc arenas
  * and some JITs and allocators do) is not seen by the malloc wrappers.
  * Said when the process's anonymous memory (its peak resident set less
@@ -339,6 +356,7 @@ space_header(FILE *out, const struct profile *p)
 	space_source_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
+	clone_line(out, &p->hdr);
 	unseen_line(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
@@ -401,6 +419,7 @@ report_header(FILE *out, const struct profile *p)
 	source_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
+	clone_line(out, &p->hdr);
 	unsampled_lines(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);

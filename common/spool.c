@@ -260,7 +260,8 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	struct writer w;
 	uint32_t ndrops = SPOOL_DROP_MAX_ - 1;
 	if (rec_begin(b, &w, SPOOL_REC_FOOTER,
-		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4 + 3 * 8))
+		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4 + 3 * 8 +
+			      4 + 4))
 		return -ENOSPC;
 	w_u64(&w, f->end_mono_ns);
 	w_u64(&w, f->utime_ns);
@@ -277,6 +278,8 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	w_u64(&w, f->rss_peak);
 	w_u64(&w, f->rss_anon);
 	w_u64(&w, f->rss_file);
+	w_u32(&w, f->clone_processes);
+	w_u32(&w, f->clone_threads);
 	return rec_end(b, &w);
 }
 
@@ -648,6 +651,10 @@ spool_get_footer(const struct spool_rec *rec, struct spool_footer *out)
 		out->rss_peak = r_u64(&r);
 		out->rss_anon = r_u64(&r);
 		out->rss_file = r_u64(&r);
+	}
+	if (!r.bad && r.len - r.pos >= 8) {
+		out->clone_processes = r_u32(&r);
+		out->clone_threads = r_u32(&r);
 	}
 	return r.bad ? -EBADMSG : 0;
 }

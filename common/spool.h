@@ -279,6 +279,11 @@ struct spool_footer {
 	uint64_t rss_peak;
 	uint64_t rss_anon;
 	uint64_t rss_file;
+	/* Format 2.1: children the program started with clone() itself
+	 * (not fork or pthread_create), which ran unprofiled: processes and
+	 * threads (CLONE_THREAD). */
+	uint32_t clone_processes;
+	uint32_t clone_threads;
 };
 
 /* ---- encoder (no allocation; safe in the writer thread) ---- */

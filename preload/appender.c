@@ -514,6 +514,8 @@ write_footer(uint32_t end_reason, uint32_t end_signal)
 	f.end_reason = end_reason;
 	f.end_signal = end_signal;
 	read_rss(&f);
+	f.clone_processes = atomic_load(&prof_state.clone_processes);
+	f.clone_threads = atomic_load(&prof_state.clone_threads);
 	struct spool_buf b;
 	spool_buf_init(&b, out, sizeof(out));
 	if (spool_put_footer(&b, &f) < 0)

@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -496,6 +497,36 @@ getitimer(__itimer_which_t which, struct itimerval *cur)
 		return real(which, cur);
 	memset(cur, 0, sizeof(*cur));
 	return 0;
+}
+
+/* ---- clone ---- */
+
+/* A child the program starts with clone() itself runs without the
+ * profiler: a process has no atfork handler run for it (and must not
+ * write into its parent's spool: prof_in_image), a thread no slot. It is
+ * counted, so that the report can say what it does not cover. The
+ * optional arguments are passed on whatever the flags: clone reads only
+ * those its flags name. */
+__attribute__((visibility("default"))) int
+clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	real_clone_fn real = real_clone();
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = real(fn, stack, flags, arg, ptid, tls, ctid);
+	if (rc > 0 && profiling_here())
+		atomic_fetch_add(flags & CLONE_THREAD ? &prof_state.clone_threads
+						      : &prof_state.clone_processes,
+				 1);
+	return rc;
 }
 
 /* ---- dlclose ---- */

@@ -31,6 +31,7 @@
 	X(pipe2, int, (int[2], int))                                            \
 	X(setitimer, int, (int, const struct itimerval *, struct itimerval *))  \
 	X(getitimer, int, (int, struct itimerval *))                            \
+	X(clone, int, (int (*)(void *), void *, int, void *, ...))              \
 	X(pthread_create, int, (pthread_t *, const pthread_attr_t *,           \
 				void *(*)(void *), void *))                    \
 	X(pthread_setname_np, int, (pthread_t, const char *))                   \

@@ -58,6 +58,8 @@ struct prof_state {
 	uint64_t base_utime_ns, base_stime_ns;
 	_Atomic uint64_t drops[SPOOL_DROP_MAX_];
 	_Atomic uint32_t threads_seen;
+	/* Children started by the program's own clone(): unprofiled. */
+	_Atomic uint32_t clone_processes, clone_threads;
 };
 
 extern struct prof_state prof_state;

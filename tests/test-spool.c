@@ -95,6 +95,8 @@ static const struct spool_footer fixture_footer = {
 	.rss_peak = 96ull << 20,
 	.rss_anon = 64ull << 20,
 	.rss_file = 3ull << 20,
+	.clone_processes = 2,
+	.clone_threads = 3,
 };
 
 /* A module image: bytes of every value, NUL and 0xff included. */
@@ -279,7 +281,8 @@ static const struct rec_case {
 	  get_module_unload, 0 },
 	{ "thread", SPOOL_REC_THREAD, put_thread, get_thread, 0 },
 	{ "sample", SPOOL_REC_SAMPLE, put_sample, get_sample, 0 },
-	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer, 4 + 4 + 3 * 8 },
+	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer,
+	  4 + 4 + 3 * 8 + 4 + 4 },
 	{ "module_image", SPOOL_REC_MODULE_IMAGE, put_module_image,
 	  get_module_image, 0 },
 	{ "alloc", SPOOL_REC_ALLOC, put_alloc, get_alloc, 0 },
@@ -761,6 +764,8 @@ START_TEST(spool_roundtrip_footer)
 	ck_assert_uint_eq(f.rss_peak, fixture_footer.rss_peak);
 	ck_assert_uint_eq(f.rss_anon, fixture_footer.rss_anon);
 	ck_assert_uint_eq(f.rss_file, fixture_footer.rss_file);
+	ck_assert_uint_eq(f.clone_processes, fixture_footer.clone_processes);
+	ck_assert_uint_eq(f.clone_threads, fixture_footer.clone_threads);
 }
 END_TEST
 
@@ -1312,8 +1317,8 @@ static const struct {
 	{ "sample depth +1", 4, 24, 4 + 1 },
 	{ "sample depth huge", 4, 24, UINT32_MAX },
 	{ "sample depth 2^29", 4, 24, 0x20000000 },
-	/* (+3: the 32 bytes after the drops hold two more entries.) */
-	{ "footer drop count", 5, 36, SPOOL_DROP_MAX_ - 1 + 3 },
+	/* (+4: the 40 bytes after the drops hold three more entries.) */
+	{ "footer drop count", 5, 36, SPOOL_DROP_MAX_ - 1 + 4 },
 	{ "footer drop count huge", 5, 36, UINT32_MAX },
 	{ "image length +1", 6, 16, sizeof(fixture_image) + 1 },
 	{ "image length huge", 6, 16, UINT32_MAX },

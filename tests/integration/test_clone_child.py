@@ -4,7 +4,8 @@ copy of the parent's memory, the parent's mappings of its spool included:
 it must never write into them. rawclone's child allocates 2000 blocks of
 777 bytes, then the parent 2000 of 555, all sampled (--space-interval=1):
 the parent's spool reads whole, with the parent's 2000 and none of the
-child's.
+child's, and the report says one child started by clone() ran
+unprofiled.
 
 usage: test_clone_child.py RAWCLONE
 """
@@ -31,6 +32,14 @@ def test():
     if sizes.get(555, 0) != 2000:
         raise prof.Fail(f'{sizes.get(555, 0)} of the parent\'s 2000 '
                         'allocations in its spool')
+    # The report says what it does not cover: the child ran unprofiled.
+    text = prof.run([prof.profanalyze_path(), p.spool]).stdout
+    line = [l for l in text.splitlines() if l.startswith('Not profiled:')]
+    print(line)
+    if line != ['Not profiled: 1 child process started with clone() (not '
+                'fork), which the profiler cannot follow.']:
+        raise prof.Fail('the report does not say that the clone()d child '
+                        'ran unprofiled')
 
 
 prof.main(test)
