@@ -128,3 +128,13 @@ hide_apply(struct profile *p, const struct hide_rules *r)
 	free(mask);
 	return d;
 }
+
+struct profile *
+hide_apply_take(struct profile *p, const struct hide_rules *r)
+{
+	size_t n;
+	bool *mask = hide_mask(p, r, &n);
+	struct profile *d = n ? profile_collapse_take(p, mask) : p;
+	free(mask);
+	return d;
+}

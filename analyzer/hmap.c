@@ -12,6 +12,7 @@
 #include "hmap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "xmalloc.h"
 
@@ -119,6 +120,46 @@ hmap_ref(struct hmap *m, uint64_t key, bool *found)
 		m->count++;
 	}
 	return &m->slots[i].val;
+}
+
+/* The slot of key in s, or the free slot where it would go. */
+static size_t
+ids_slot(const struct hmap_ids *s, const void *records,
+	 uint64_t (*key_of)(const void *, uint32_t), uint64_t key)
+{
+	size_t mask = s->cap - 1;
+	size_t i = mix(key) & mask;
+	while (s->slots[i] != HMAP_NO_ID && key_of(records, s->slots[i]) != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+uint32_t *
+hmap_ids_ref(struct hmap_ids *s, const void *records,
+	     uint64_t (*key_of)(const void *records, uint32_t id),
+	     uint64_t key)
+{
+	if ((s->count + 1) * 2 > s->cap) {
+		struct hmap_ids old = *s;
+		s->cap = old.cap ? old.cap * 2 : 16;
+		s->slots = xreallocarray(NULL, s->cap, sizeof(*s->slots));
+		memset(s->slots, 0xff, s->cap * sizeof(*s->slots));
+		for (size_t i = 0; i < old.cap; i++) {
+			uint32_t id = old.slots[i];
+			if (id != HMAP_NO_ID)
+				s->slots[ids_slot(s, records, key_of,
+						  key_of(records, id))] = id;
+		}
+		free(old.slots);
+	}
+	return &s->slots[ids_slot(s, records, key_of, key)];
+}
+
+void
+hmap_ids_free(struct hmap_ids *s)
+{
+	free(s->slots);
+	*s = (struct hmap_ids){ .slots = NULL };
 }
 
 void

@@ -68,4 +68,31 @@ hmap_put(struct hmap *m, uint64_t key, uint64_t val);
 uint64_t *
 hmap_ref(struct hmap *m, uint64_t key, bool *found);
 
+/*
+ * A set of 32-bit ids (tree nodes, call-graph edges, functions) found by
+ * a key that is read from the record each id names, through key_of: a
+ * slot is 4 bytes where an hmap entry carrying key and value takes 16.
+ * The maps with an entry per distinct PC or call path were a good part of
+ * the analyzer's peak memory as hmaps. Zeroed is empty.
+ */
+#define HMAP_NO_ID UINT32_MAX
+
+struct hmap_ids {
+	uint32_t *slots; /* HMAP_NO_ID in a free slot */
+	size_t cap, count;
+};
+
+/* The slot of the id whose key is key, after making room for one more.
+ * When it holds HMAP_NO_ID the key is absent: the caller may store the
+ * new id there and then count it (s->count++); the id's record must give
+ * key by then. records is passed to key_of as is. The pointer is valid
+ * until the next hmap_ids_ref() on s. */
+uint32_t *
+hmap_ids_ref(struct hmap_ids *s, const void *records,
+	     uint64_t (*key_of)(const void *records, uint32_t id),
+	     uint64_t key);
+
+void
+hmap_ids_free(struct hmap_ids *s);
+
 #endif

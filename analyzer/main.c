@@ -868,15 +868,13 @@ main(int argc, char **argv)
 		hide_rules_free(&o.hide);
 		return EXIT_USAGE;
 	}
-	/* Every report reads the profile with hidden functions collapsed. */
-	/* (The call counts have no stacks to collapse, and the collapsed
-	 * copy leaves out their per-thread figures.) */
-	struct profile *shown = o.report == REPORT_CALL_COUNTS ||
-					o.report == REPORT_THREADS ?
-					p : hide_apply(p, &o.hide);
-	int ret = write_report(&o, shown);
-	if (shown != p)
-		profile_free(shown);
+	/* Every report reads the profile with hidden functions collapsed,
+	 * which replaces the one loaded. (The call counts have no stacks to
+	 * collapse, and the collapsed copy leaves out their per-thread
+	 * figures.) */
+	if (o.report != REPORT_CALL_COUNTS && o.report != REPORT_THREADS)
+		p = hide_apply_take(p, &o.hide);
+	int ret = write_report(&o, p);
 	profile_free(p);
 	hide_rules_free(&o.hide);
 	return ret;

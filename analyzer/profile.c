@@ -25,6 +25,46 @@
 #include "textesc.h"
 #include "xmalloc.h"
 
+/* Keys of the id sets (hmap_ids) that index the tree's nodes by
+ * (parent, function) and the graph's edges by (caller, callee). */
+static uint64_t
+node_key(const void *records, uint32_t id)
+{
+	const struct profile_node *n = (const struct profile_node *)records + id;
+	return (uint64_t)n->parent << 32 | n->func;
+}
+
+static uint64_t
+edge_key(const void *records, uint32_t id)
+{
+	const struct profile_edge *e = (const struct profile_edge *)records + id;
+	return (uint64_t)e->caller << 32 | e->callee;
+}
+
+/* Names are packed into chunks of this size (a longer one gets its own):
+ * large enough that the unused tail of each costs nothing, small enough
+ * for a profile of a few functions. */
+#define NAME_CHUNK ((size_t)64 << 10)
+
+/* A copy of name in p's name chunks, freed with the profile. */
+static char *
+name_dup(struct profile *p, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	if (len > p->name_left) {
+		size_t size = len > NAME_CHUNK ? len : NAME_CHUNK;
+		xgrow(&p->name_chunks, &p->name_chunks_cap,
+		      p->nname_chunks + 1, sizeof(*p->name_chunks));
+		p->name_next = xmalloc(size);
+		p->name_chunks[p->nname_chunks++] = p->name_next;
+		p->name_left = size;
+	}
+	char *s = memcpy(p->name_next, name, len);
+	p->name_next += len;
+	p->name_left -= len;
+	return s;
+}
+
 static uint32_t
 new_node(struct profile *p, uint32_t parent, uint32_t func)
 {
@@ -45,7 +85,6 @@ profile_new(enum profile_kind kind)
 {
 	struct profile *p = xcalloc(1, sizeof(*p));
 	p->hdr.kind = kind;
-	hmap_init(&p->children);
 	hmap_init(&p->tids);
 	new_node(p, PROFILE_NONE, PROFILE_NONE);
 	return p;
@@ -65,12 +104,14 @@ profile_free(struct profile *p)
 			free(p->funcs[i].text);
 		if (p->funcs[i].label != p->funcs[i].name)
 			free(p->funcs[i].label);
-		free(p->funcs[i].name);
 		free(p->funcs[i].file);
 		free(p->funcs[i].version);
 	}
 	for (size_t i = 0; i < p->nthreads; i++)
 		free(p->threads[i].name);
+	for (size_t i = 0; i < p->nname_chunks; i++)
+		free(p->name_chunks[i]);
+	free(p->name_chunks);
 	free(p->modules);
 	free(p->funcs);
 	free(p->nodes);
@@ -83,7 +124,7 @@ profile_free(struct profile *p)
 	free(p->out_start);
 	free(p->in_start);
 	free(p->hdr.exe);
-	hmap_free(&p->children);
+	hmap_ids_free(&p->children);
 	hmap_free(&p->tids);
 	free(p);
 }
@@ -115,18 +156,26 @@ profile_module_set_build_id(struct profile *p, uint32_t module,
 	m->build_id_len = len;
 }
 
-uint32_t
-profile_add_func(struct profile *p, uint32_t module, const char *name,
-		 uint64_t addr, uint32_t flags)
+/* A function whose name is already in p's name chunks. */
+static uint32_t
+add_func(struct profile *p, uint32_t module, char *name, uint64_t addr,
+	 uint32_t flags)
 {
 	xgrow(&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
 	struct profile_func *f = &p->funcs[p->nfuncs];
 	memset(f, 0, sizeof(*f));
-	f->name = xstrdup(name);
+	f->name = name;
 	f->module = module;
 	f->addr = addr;
 	f->flags = flags;
 	return (uint32_t)p->nfuncs++;
+}
+
+uint32_t
+profile_add_func(struct profile *p, uint32_t module, const char *name,
+		 uint64_t addr, uint32_t flags)
+{
+	return add_func(p, module, name_dup(p, name), addr, flags);
 }
 
 void
@@ -190,10 +239,13 @@ profile_thread_set_name(struct profile *p, uint32_t thread, const char *name,
 static uint32_t
 child(struct profile *p, uint32_t parent, uint32_t func)
 {
-	uint64_t key = (uint64_t)parent << 32 | func, id;
-	if (hmap_get(&p->children, key, &id))
-		return (uint32_t)id;
+	uint32_t *slot = hmap_ids_ref(&p->children, p->nodes, node_key,
+				   (uint64_t)parent << 32 | func);
+	if (*slot != HMAP_NO_ID)
+		return *slot;
 	uint32_t c = new_node(p, parent, func);
+	*slot = c;
+	p->children.count++;
 	/* Append, so children keep the order in which they were first seen. */
 	struct profile_node *pn = &p->nodes[parent];
 	if (pn->last_child == PROFILE_NONE)
@@ -201,7 +253,6 @@ child(struct profile *p, uint32_t parent, uint32_t func)
 	else
 		p->nodes[pn->last_child].next_sibling = c;
 	pn->last_child = c;
-	hmap_put(&p->children, key, c);
 	return c;
 }
 
@@ -266,7 +317,6 @@ credit_path(struct profile *p, uint32_t node, uint32_t *stamp)
 		f->self += leaf->self;
 		f->self_samples += leaf->self_samples;
 		f->elided += leaf->elided;
-		f->elided_samples += leaf->elided_samples;
 	}
 	for (uint32_t x = node; x != PROFILE_ROOT; x = p->nodes[x].parent) {
 		uint32_t f = p->nodes[x].func;
@@ -376,7 +426,7 @@ make_labels(struct profile *p)
 
 /* Scratch state of the call-graph derivation. */
 struct graph_build {
-	struct hmap ids;     /* (caller << 32 | callee) -> edge id */
+	struct hmap_ids ids; /* edges by (caller, callee) */
 	size_t edges_cap;
 	uint32_t *node_edge; /* per node: the edge from its parent */
 	uint32_t *on_path;   /* per edge: occurrences on the current path */
@@ -388,18 +438,20 @@ static uint32_t
 edge_id(struct profile *p, struct graph_build *g, uint32_t caller,
 	uint32_t callee)
 {
-	uint64_t key = (uint64_t)caller << 32 | callee, id;
-	if (hmap_get(&g->ids, key, &id))
-		return (uint32_t)id;
+	uint32_t *slot = hmap_ids_ref(&g->ids, p->edges, edge_key,
+				   (uint64_t)caller << 32 | callee);
+	if (*slot != HMAP_NO_ID)
+		return *slot;
 	xgrow(&p->edges, &g->edges_cap, p->nedges + 1, sizeof(*p->edges));
 	xgrow(&g->on_path, &g->on_path_cap, p->nedges + 1,
 	      sizeof(*g->on_path));
-	id = p->nedges++;
+	uint32_t id = (uint32_t)p->nedges++;
 	p->edges[id] = (struct profile_edge){ .caller = caller,
 					      .callee = callee };
 	g->on_path[id] = 0;
-	hmap_put(&g->ids, key, id);
-	return (uint32_t)id;
+	*slot = id;
+	g->ids.count++;
+	return id;
 }
 
 /* Entering node x in the depth-first walk: its edge gets the subtree's
@@ -549,19 +601,19 @@ static void
 build_graph(struct profile *p)
 {
 	struct graph_build g = { .edges_cap = 0 };
-	hmap_init(&g.ids);
 	g.node_edge = xcalloc(p->nnodes, sizeof(*g.node_edge));
 	g.fcount = xcalloc(p->nfuncs ? p->nfuncs : 1, sizeof(*g.fcount));
 	walk_edges(p, &g);
 	for (size_t i = 1; i < p->nnodes; i++)
 		if (p->nodes[i].self_samples || p->nodes[i].self)
 			divide_path(p, &g, (uint32_t)i);
-	group_edges(p, true, &p->edges_out, &p->out_start);
-	group_edges(p, false, &p->edges_in, &p->in_start);
-	hmap_free(&g.ids);
+	/* The scratch goes before the groups are made: they are the peak. */
+	hmap_ids_free(&g.ids);
 	free(g.node_edge);
 	free(g.on_path);
 	free(g.fcount);
+	group_edges(p, true, &p->edges_out, &p->out_start);
+	group_edges(p, false, &p->edges_in, &p->in_start);
 }
 
 const uint32_t *
@@ -600,7 +652,7 @@ profile_finish(struct profile *p)
 	free(stamp);
 	/* No sample can be added now: the map of the tree's edges (one
 	 * entry per node) goes before the graph's is built beside it. */
-	hmap_free(&p->children);
+	hmap_ids_free(&p->children);
 	make_labels(p);
 	build_graph(p);
 }
@@ -667,9 +719,10 @@ profile_func_module(const struct profile *p, uint32_t func)
 /* ---- hiding ---- */
 
 /* A copy of src's header, modules, functions (without their figures)
- * and threads: everything but the tree and the samples. */
+ * and threads: everything but the tree and the samples. With share_names
+ * the functions' names are src's, whose chunks the caller hands over. */
 static struct profile *
-copy_frame(const struct profile *src)
+copy_frame(const struct profile *src, bool share_names)
 {
 	struct profile *d = profile_new(src->hdr.kind);
 	d->hdr = src->hdr;
@@ -682,7 +735,9 @@ copy_frame(const struct profile *src)
 	}
 	for (size_t i = 0; i < src->nfuncs; i++) {
 		const struct profile_func *f = &src->funcs[i];
-		uint32_t id = profile_add_func(d, f->module, f->name, f->addr,
+		uint32_t id = add_func(d, f->module,
+				 share_names ? f->name : name_dup(d, f->name),
+				 f->addr,
 				 f->flags & (PROFILE_FUNC_UNNAMED |
 					     PROFILE_FUNC_PSEUDO |
 					     PROFILE_FUNC_HIDDEN |
@@ -751,18 +806,18 @@ collapse_node(struct collapse *c, const struct profile_node *x, uint32_t id)
 		if (x->self_samples || x->self)
 			d->nodes[up].flags |= PROFILE_NODE_ELIDED;
 		d->nodes[up].elided += x->self;
-		d->nodes[up].elided_samples += x->self_samples;
 	}
 	struct profile_node *to = &d->nodes[c->self_at[id]];
 	to->self += x->self;
 	to->self_samples += x->self_samples;
 }
 
-struct profile *
-profile_collapse(const struct profile *src, const bool *hidden)
+/* The collapsed copy of src, not finished. */
+static struct profile *
+collapse(const struct profile *src, const bool *hidden, bool share_names)
 {
 	struct collapse c = {
-		.d = copy_frame(src),
+		.d = copy_frame(src, share_names),
 		.hidden = hidden,
 		.map = xmalloc(src->nnodes * sizeof(*c.map)),
 		.self_at = xmalloc(src->nnodes * sizeof(*c.self_at)),
@@ -799,6 +854,38 @@ profile_collapse(const struct profile *src, const bool *hidden)
 	d->nsamples = src->nsamples;
 	free(c.map);
 	free(c.self_at);
+	return d;
+}
+
+struct profile *
+profile_collapse(const struct profile *src, const bool *hidden)
+{
+	struct profile *d = collapse(src, hidden, false);
+	profile_finish(d);
+	return d;
+}
+
+struct profile *
+profile_collapse_take(struct profile *src, const bool *hidden)
+{
+	/* The copy reads src's functions and tree only. */
+	free(src->edges);
+	free(src->edges_out);
+	free(src->edges_in);
+	free(src->out_start);
+	free(src->in_start);
+	src->edges = NULL;
+	src->edges_out = src->edges_in = src->out_start = src->in_start = NULL;
+	src->nedges = 0;
+	struct profile *d = collapse(src, hidden, true);
+	/* d's functions point into src's name chunks: they are d's now. */
+	for (size_t i = 0; i < src->nname_chunks; i++) {
+		xgrow(&d->name_chunks, &d->name_chunks_cap,
+		      d->nname_chunks + 1, sizeof(*d->name_chunks));
+		d->name_chunks[d->nname_chunks++] = src->name_chunks[i];
+	}
+	src->nname_chunks = 0;
+	profile_free(src);
 	profile_finish(d);
 	return d;
 }

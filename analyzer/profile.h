@@ -107,7 +107,7 @@ struct profile_func {
 	uint64_t self_samples, total_samples;
 	/* Part of self that hidden callees with nothing displayable below
 	 * them spent (already included in self). */
-	uint64_t elided, elided_samples;
+	uint64_t elided;
 };
 
 struct profile_node {
@@ -119,7 +119,7 @@ struct profile_node {
 	uint32_t flags;        /* PROFILE_NODE_* */
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
-	uint64_t elided, elided_samples; /* as in profile_func */
+	uint64_t elided; /* as in profile_func */
 };
 
 /*
@@ -238,9 +238,15 @@ struct profile {
 	uint32_t *edges_out, *edges_in; /* edge ids grouped by caller/callee */
 	uint32_t *out_start, *in_start; /* nfuncs + 2 offsets each */
 	uint32_t *label_rank; /* per function: its place in label order */
-	struct hmap children; /* (parent << 32 | func) -> node; freed by
-			       * profile_finish() */
+	struct hmap_ids children; /* nodes by (parent, func); freed by
+				   * profile_finish() */
 	struct hmap tids;     /* tid -> thread index */
+	/* Function names, packed in chunks (a malloc'd string each was a
+	 * tenth of the memory of a profile of many distinct PCs). */
+	char **name_chunks;
+	size_t nname_chunks, name_chunks_cap;
+	char *name_next;      /* free space in the last chunk */
+	size_t name_left;
 	bool finished;
 };
 
@@ -351,5 +357,12 @@ profile_callers(const struct profile *p, uint32_t func, size_t *n);
  * The caller frees the result with profile_free(). */
 struct profile *
 profile_collapse(const struct profile *src, const bool *hidden);
+
+/* As profile_collapse(), but takes src, which it frees: its call graph
+ * before the copy is made and the rest before the copy's graph is built,
+ * so that the two profiles' graphs never take memory at the same time.
+ * The copy takes over src's function names instead of copying them. */
+struct profile *
+profile_collapse_take(struct profile *src, const bool *hidden);
 
 #endif

@@ -42,7 +42,7 @@ struct rfile {
 	struct elfsym *syms; /* NULL when unusable */
 	struct srcline *lines;
 	uint32_t pmodule;    /* profile module index */
-	struct hmap funcs;   /* symbol address or offset|UNNAMED_KEY -> func */
+	struct hmap_ids funcs; /* by symbol address, or offset|UNNAMED_KEY */
 	struct hmap line_index; /* hash -> index into linefuncs */
 	struct linefunc *linefuncs;
 	size_t nlinefuncs, linefuncs_cap;
@@ -54,7 +54,7 @@ struct resolver {
 	struct resolve_opts opts;
 	struct rfile *files;     /* parallel to map->files */
 	struct hmap *pc_cache;   /* 2 per instance: [2i] leaf, [2i+1] return */
-	struct hmap no_module;   /* pc -> func for PCs in no module */
+	struct hmap_ids no_module; /* functions of PCs in no module, by PC */
 	/* Files without DWARF (with lines): one warning names them all,
 	 * since most system libraries have none. */
 	const char **no_dwarf;
@@ -84,13 +84,13 @@ resolver_free(struct resolver *r)
 		struct rfile *f = &r->files[i];
 		elfsym_free(f->syms);
 		srcline_free(f->lines);
-		hmap_free(&f->funcs);
+		hmap_ids_free(&f->funcs);
 		hmap_free(&f->line_index);
 		free(f->linefuncs);
 	}
 	for (size_t i = 0; i < 2 * r->map->ninst; i++)
 		hmap_free(&r->pc_cache[i]);
-	hmap_free(&r->no_module);
+	hmap_ids_free(&r->no_module);
 	free(r->no_dwarf);
 	free(r->files);
 	free(r->pc_cache);
@@ -257,15 +257,33 @@ add_func(struct resolver *r, struct rfile *f, const char *sym, uint64_t addr)
 	return fn;
 }
 
+/* The keys of the function sets, read from the profile's functions:
+ * the maps hold an entry per distinct unnamed PC, too many for keys of
+ * their own. */
+static uint64_t
+file_func_key(const void *funcs, uint32_t id)
+{
+	const struct profile_func *fn = (const struct profile_func *)funcs + id;
+	return fn->addr | (fn->flags & PROFILE_FUNC_UNNAMED ? UNNAMED_KEY : 0);
+}
+
+static uint64_t
+no_module_key(const void *funcs, uint32_t id)
+{
+	return ((const struct profile_func *)funcs)[id].addr;
+}
+
 static uint32_t
 file_func(struct resolver *r, struct rfile *f, uint64_t key, const char *sym,
 	  uint64_t addr)
 {
-	bool found;
-	uint64_t *id = hmap_ref(&f->funcs, key, &found);
-	if (!found)
+	uint32_t *id = hmap_ids_ref(&f->funcs, r->prof->funcs, file_func_key,
+				    key);
+	if (*id == HMAP_NO_ID) {
 		*id = add_func(r, f, sym, addr);
-	return (uint32_t)*id;
+		f->funcs.count++;
+	}
+	return *id;
 }
 
 /* "libx.so+0x1f0" or "<unloaded libx.so+0x1f0>" into buf. Written by
@@ -359,30 +377,32 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 			return file_func(r, f, s->addr, s->name, s->addr);
 	}
 	uint64_t off = pc - in->base;
-	bool found;
-	uint64_t *id = hmap_ref(&f->funcs, off | UNNAMED_KEY, &found);
-	if (!found) {
+	uint32_t *id = hmap_ids_ref(&f->funcs, r->prof->funcs, file_func_key,
+				    off | UNNAMED_KEY);
+	if (*id == HMAP_NO_ID) {
 		char name[PATH_MAX + 32];
 		unnamed_name(name, sizeof(name), display_base(f->path), off,
 			     f->gone);
 		*id = profile_add_func(r->prof, f->pmodule, name, off,
 				       PROFILE_FUNC_UNNAMED);
+		f->funcs.count++;
 	}
-	return (uint32_t)*id;
+	return *id;
 }
 
 static uint32_t
 resolve_no_module(struct resolver *r, uint64_t pc)
 {
-	uint64_t id;
-	if (hmap_get(&r->no_module, pc, &id))
-		return (uint32_t)id;
+	uint32_t *id = hmap_ids_ref(&r->no_module, r->prof->funcs,
+				    no_module_key, pc);
+	if (*id != HMAP_NO_ID)
+		return *id;
 	char name[32];
 	snprintf(name, sizeof(name), "0x%llx", (unsigned long long)pc);
-	uint32_t fn = profile_add_func(r->prof, PROFILE_NONE, name, pc,
-				       PROFILE_FUNC_UNNAMED);
-	hmap_put(&r->no_module, pc, fn);
-	return fn;
+	*id = profile_add_func(r->prof, PROFILE_NONE, name, pc,
+			       PROFILE_FUNC_UNNAMED);
+	r->no_module.count++;
+	return *id;
 }
 
 #define NO_DWARF_LISTED 8

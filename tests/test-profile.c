@@ -424,6 +424,124 @@ START_TEST(profile_collapse_charges_nearest_displayed_caller)
 }
 END_TEST
 
+/* A profile of many random stacks (with recursion) over nfuncs
+ * functions: enough distinct paths and edges that the id sets indexing
+ * nodes and edges grow many times. The same seed gives the same
+ * profile. */
+static struct profile *
+make_random(unsigned seed, size_t nfuncs, size_t nsamples)
+{
+	struct profile *p = profile_new(PROFILE_KIND_TIME);
+	uint32_t m = profile_module(p, "/bin/app");
+	uint32_t th = profile_thread(p, 1);
+	uint32_t stack[24];
+	char name[32];
+
+	for (size_t i = 0; i < nfuncs; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		profile_add_func(p, m, name, 0x1000 + i, 0);
+	}
+	srand(seed);
+	for (size_t k = 0; k < nsamples; k++) {
+		size_t n = 1 + (size_t)rand() % LEN(stack);
+		for (size_t i = 0; i < n; i++)
+			stack[i] = (uint32_t)((size_t)rand() %
+					      (i < 3 ? 4 : nfuncs));
+		profile_add_sample(p, stack, n, th, 1 + (uint64_t)(k % 7), 0, 0);
+	}
+	return p;
+}
+
+/* The weight of each (caller, callee) edge, counted from the samples
+ * themselves: once per sample whatever the occurrences on its stack. */
+START_TEST(profile_edges_match_samples_on_many_paths)
+{
+	enum { NF = 300, NS = 4000 };
+	struct profile *p = make_random(7, NF, NS);
+	profile_finish(p);
+	size_t slots = (NF + 1) * (NF + 1);
+	uint64_t *want = calloc(slots, sizeof(*want));
+	int64_t *seen = malloc(slots * sizeof(*seen));
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(seen);
+	memset(seen, 0xff, slots * sizeof(*seen));
+	for (size_t k = 0; k < p->nsamples; k++) {
+		const struct profile_sample *s = &p->samples[k];
+		uint32_t callee = NF; /* the leaf's edge to PROFILE_NONE */
+		for (uint32_t x = s->node; x != PROFILE_ROOT;
+		     x = p->nodes[x].parent) {
+			uint32_t f = p->nodes[x].func;
+			uint32_t up = p->nodes[p->nodes[x].parent].func;
+			size_t pairs[2] = { (size_t)f * (NF + 1) + callee,
+					    (size_t)(up == PROFILE_NONE ? NF : up) *
+						    (NF + 1) + f };
+			for (int i = 0; i < 2; i++) {
+				if (seen[pairs[i]] == (int64_t)k)
+					continue;
+				seen[pairs[i]] = (int64_t)k;
+				want[pairs[i]] += s->weight;
+			}
+			callee = f;
+		}
+	}
+	size_t nonzero = 0;
+	for (size_t i = 0; i < slots; i++)
+		nonzero += want[i] != 0;
+	ck_assert_uint_eq(p->nedges, nonzero);
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct profile_edge *e = &p->edges[i];
+		size_t a = e->caller == PROFILE_NONE ? NF : e->caller;
+		size_t b = e->callee == PROFILE_NONE ? NF : e->callee;
+		ck_assert_uint_eq(e->weight, want[a * (NF + 1) + b]);
+		want[a * (NF + 1) + b] = 0; /* a second edge would fail */
+	}
+	free(want);
+	free(seen);
+	profile_free(p);
+}
+END_TEST
+
+/* profile_collapse_take (what profanalyze uses) gives what
+ * profile_collapse gives, ids and order of edges included. */
+START_TEST(profile_collapse_take_matches_collapse)
+{
+	enum { NF = 200, NS = 3000 };
+	struct profile *a = make_random(11, NF, NS);
+	struct profile *b = make_random(11, NF, NS);
+	bool hidden[NF] = { false };
+	for (size_t i = 0; i < NF; i += 3)
+		hidden[i] = true;
+	profile_finish(a);
+	profile_finish(b);
+	struct profile *ca = profile_collapse(a, hidden);
+	struct profile *cb = profile_collapse_take(b, hidden);
+
+	ck_assert_uint_eq(ca->nfuncs, cb->nfuncs);
+	for (size_t i = 0; i < ca->nfuncs; i++) {
+		const struct profile_func *x = &ca->funcs[i], *y = &cb->funcs[i];
+		ck_assert_str_eq(x->label, y->label);
+		ck_assert_uint_eq(x->flags, y->flags);
+		ck_assert_uint_eq(x->self, y->self);
+		ck_assert_uint_eq(x->total, y->total);
+		ck_assert_uint_eq(x->elided, y->elided);
+	}
+	ck_assert_uint_eq(ca->nnodes, cb->nnodes);
+	for (size_t i = 0; i < ca->nnodes; i++) {
+		const struct profile_node *x = &ca->nodes[i], *y = &cb->nodes[i];
+		ck_assert_uint_eq(x->func, y->func);
+		ck_assert_uint_eq(x->parent, y->parent);
+		ck_assert_uint_eq(x->total, y->total);
+		ck_assert_uint_eq(x->elided, y->elided);
+	}
+	ck_assert_uint_eq(ca->nedges, cb->nedges);
+	ck_assert_mem_eq(ca->edges, cb->edges,
+			 ca->nedges * sizeof(*ca->edges));
+	profile_free(ca);
+	profile_free(cb);
+	profile_free(a);
+}
+END_TEST
+
 static Suite *
 profile_suite(void)
 {
@@ -441,6 +559,8 @@ profile_suite(void)
 	tcase_add_test(tc, profile_edges_count_each_sample_once);
 	tcase_add_test(tc, profile_edges_divide_by_occurrences);
 	tcase_add_test(tc, profile_collapse_charges_nearest_displayed_caller);
+	tcase_add_test(tc, profile_edges_match_samples_on_many_paths);
+	tcase_add_test(tc, profile_collapse_take_matches_collapse);
 	suite_add_tcase(s, tc);
 	return s;
 }
