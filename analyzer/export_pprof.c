@@ -402,7 +402,7 @@ write_samples(struct pprof *w)
 			agg[n++] = (struct pprof_sample){ .node = s->node,
 							  .thread = s->thread };
 		}
-		agg[*k].count++;
+		agg[*k].count += s->count;
 		agg[*k].weight += s->weight;
 	}
 	hmap_free(&index);

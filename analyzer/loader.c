@@ -394,7 +394,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 		/* A sample without a weight stands for one period. */
 		uint64_t w = s.weight ? s.weight : p->hdr.period_ns;
 		profile_add_sample(p, l->stack, n, profile_thread(p, s.tid), w,
-				   s.time_ns, s.flags);
+				   s.flags);
 	}
 }
 
@@ -423,7 +423,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		};
 		size_t n = build_stack(l, &s);
 		profile_add_sample(p, l->stack, n, profile_thread(p, a.tid),
-				   a.weight, a.time_ns, s.flags);
+				   a.weight, s.flags);
 	}
 }
 

@@ -86,6 +86,7 @@ profile_new(enum profile_kind kind)
 	struct profile *p = xcalloc(1, sizeof(*p));
 	p->hdr.kind = kind;
 	hmap_init(&p->tids);
+	hmap_init(&p->classes);
 	new_node(p, PROFILE_NONE, PROFILE_NONE);
 	return p;
 }
@@ -126,6 +127,7 @@ profile_free(struct profile *p)
 	free(p->hdr.exe);
 	hmap_ids_free(&p->children);
 	hmap_free(&p->tids);
+	hmap_free(&p->classes);
 	free(p);
 }
 
@@ -257,54 +259,80 @@ child(struct profile *p, uint32_t parent, uint32_t func)
 }
 
 static void
-count_sample(struct profile *p, const uint32_t *funcs, size_t n,
-	     uint32_t thread, uint64_t weight, uint16_t flags)
+count_samples(struct profile *p, const uint32_t *funcs, size_t n,
+	      uint32_t thread, uint64_t weight, uint64_t count, uint16_t flags)
 {
 	struct profile_header *h = &p->hdr;
-	h->samples++;
+	h->samples += count;
 	h->weight += weight;
 	if (flags & SPOOL_SAMPLE_TRUNCATED)
-		h->truncated_stacks++;
+		h->truncated_stacks += count;
 	if (flags & SPOOL_SAMPLE_UNWIND_ERR)
-		h->unwind_errors++;
+		h->unwind_errors += count;
 	if (flags & SPOOL_SAMPLE_OFF_CPU) {
-		h->offcpu_samples++;
+		h->offcpu_samples += count;
 		h->offcpu_weight += weight;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (p->funcs[funcs[i]].flags & PROFILE_FUNC_UNNAMED) {
-			h->unnamed_samples++;
+			h->unnamed_samples += count;
 			break;
 		}
 	}
-	p->threads[thread].samples++;
+	p->threads[thread].samples += count;
 	p->threads[thread].weight += weight;
+}
+
+/* The sample class of (node, thread, flags), added when new. A thread
+ * index or flags too large for the key get a class of their own each
+ * time, which costs memory but no correctness. */
+static struct profile_sample *
+sample_class(struct profile *p, uint32_t node, uint32_t thread, uint16_t flags)
+{
+	bool keyed = thread < (1u << 24) && flags < 0x100;
+	uint64_t key = (uint64_t)node << 32 | (uint64_t)thread << 8 | flags;
+	if (keyed) {
+		bool found;
+		uint64_t *slot = hmap_ref(&p->classes, key, &found);
+		if (found)
+			return &p->samples[*slot];
+		*slot = p->nsamples;
+	}
+	xgrow(&p->samples, &p->samples_cap, p->nsamples + 1,
+	      sizeof(*p->samples));
+	p->samples[p->nsamples] = (struct profile_sample){
+		.node = node, .thread = thread, .flags = flags,
+	};
+	return &p->samples[p->nsamples++];
+}
+
+uint32_t
+profile_add_samples(struct profile *p, const uint32_t *funcs, size_t n,
+		    uint32_t thread, uint64_t weight, uint64_t count,
+		    uint16_t flags)
+{
+	uint32_t node = PROFILE_ROOT;
+	p->nodes[node].total += weight;
+	p->nodes[node].total_samples += count;
+	for (size_t i = 0; i < n; i++) {
+		node = child(p, node, funcs[i]);
+		p->nodes[node].total += weight;
+		p->nodes[node].total_samples += count;
+	}
+	p->nodes[node].self += weight;
+	p->nodes[node].self_samples += count;
+	count_samples(p, funcs, n, thread, weight, count, flags);
+	struct profile_sample *c = sample_class(p, node, thread, flags);
+	c->weight += weight;
+	c->count += count;
+	return node;
 }
 
 uint32_t
 profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
-		   uint32_t thread, uint64_t weight, uint64_t time_ns,
-		   uint16_t flags)
+		   uint32_t thread, uint64_t weight, uint16_t flags)
 {
-	uint32_t node = PROFILE_ROOT;
-	p->nodes[node].total += weight;
-	p->nodes[node].total_samples++;
-	for (size_t i = 0; i < n; i++) {
-		node = child(p, node, funcs[i]);
-		p->nodes[node].total += weight;
-		p->nodes[node].total_samples++;
-	}
-	p->nodes[node].self += weight;
-	p->nodes[node].self_samples++;
-	count_sample(p, funcs, n, thread, weight, flags);
-
-	xgrow(&p->samples, &p->samples_cap, p->nsamples + 1,
-	      sizeof(*p->samples));
-	p->samples[p->nsamples++] = (struct profile_sample){
-		.time_ns = time_ns, .weight = weight, .node = node,
-		.thread = thread, .flags = flags,
-	};
-	return node;
+	return profile_add_samples(p, funcs, n, thread, weight, 1, flags);
 }
 
 /* Credits node's self weight to each distinct function on its path. */
@@ -651,8 +679,11 @@ profile_finish(struct profile *p)
 	}
 	free(stamp);
 	/* No sample can be added now: the map of the tree's edges (one
-	 * entry per node) goes before the graph's is built beside it. */
+	 * entry per node) and that of the sample classes go before the
+	 * graph's is built beside them. */
 	hmap_ids_free(&p->children);
+	hmap_free(&p->classes);
+	hmap_init(&p->classes);
 	make_labels(p);
 	build_graph(p);
 }

@@ -161,10 +161,13 @@ struct profile_thread {
 	uint64_t calls[SPOOL_ALLOC_FN_MAX_];
 };
 
+/* The samples of one leaf node, thread and flags, added up: memory grows
+ * with distinct stacks, not with samples (a sample's time is not kept; no
+ * report reads it). */
 struct profile_sample {
-	uint64_t time_ns;
-	uint64_t weight;
-	uint32_t node;   /* leaf of the sample's path */
+	uint64_t weight; /* of all count samples */
+	uint64_t count;
+	uint32_t node;   /* leaf of the samples' path */
 	uint32_t thread; /* index into threads */
 	uint16_t flags;  /* SPOOL_SAMPLE_* */
 };
@@ -241,6 +244,7 @@ struct profile {
 	struct hmap_ids children; /* nodes by (parent, func); freed by
 				   * profile_finish() */
 	struct hmap tids;     /* tid -> thread index */
+	struct hmap classes;  /* (node, thread, flags) -> sample index */
 	/* Function names, packed in chunks (a malloc'd string each was a
 	 * tenth of the memory of a profile of many distinct PCs). */
 	char **name_chunks;
@@ -308,8 +312,14 @@ profile_thread_add_cpu(struct profile *p, uint32_t thread, uint64_t cpu_ns,
  * profile_finish(), which drops the index of the tree. */
 uint32_t
 profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
-		   uint32_t thread, uint64_t weight, uint64_t time_ns,
-		   uint16_t flags);
+		   uint32_t thread, uint64_t weight, uint16_t flags);
+
+/* As profile_add_sample, for count samples of that stack, thread and
+ * flags, of weight in all (merging profiles). */
+uint32_t
+profile_add_samples(struct profile *p, const uint32_t *funcs, size_t n,
+		    uint32_t thread, uint64_t weight, uint64_t count,
+		    uint16_t flags);
 
 /* Derives the per-function figures and labels. Call once, after the last
  * sample; the profile is read-only afterwards. */

@@ -35,8 +35,7 @@ static void
 add(struct fixture *f, const uint32_t *stack, size_t n, int times)
 {
 	for (int i = 0; i < times; i++)
-		profile_add_sample(f->p, stack, n, profile_thread(f->p, 1), 1,
-				   0, 0);
+		profile_add_sample(f->p, stack, n, profile_thread(f->p, 1), 1, 0);
 }
 
 static void

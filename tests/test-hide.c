@@ -31,7 +31,7 @@ make(void)
 				  PROFILE_FUNC_UNNAMED);
 	uint32_t s[] = { f.marker, f.trampoline, f.main_, f.restore,
 			 f.memcpy_, f.bare };
-	profile_add_sample(f.p, s, 6, profile_thread(f.p, 1), 1, 0, 0);
+	profile_add_sample(f.p, s, 6, profile_thread(f.p, 1), 1, 0);
 	profile_finish(f.p);
 	return f;
 }
@@ -140,8 +140,8 @@ START_TEST(hide_composite_only_for_hidden_samples)
 		uint32_t wrap = profile_add_func(p, own, "malloc", 0x30, 0);
 		uint32_t real = profile_add_func(p, libc, "malloc", 0x40, 0);
 		uint32_t s1[] = { through, wrap, real }, s2[] = { in, wrap };
-		profile_add_sample(p, s1, 3, profile_thread(p, 1), 7, 0, 0);
-		profile_add_sample(p, s2, 2, profile_thread(p, 1), 5, 0, 0);
+		profile_add_sample(p, s1, 3, profile_thread(p, 1), 7, 0);
+		profile_add_sample(p, s2, 2, profile_thread(p, 1), 5, 0);
 		profile_finish(p);
 		struct hide_rules r;
 		hide_rules_defaults(&r);
@@ -190,7 +190,7 @@ START_TEST(hide_defaults_hide_operator_new_in_space_profiles)
 			ids[k] = profile_add_func(p, lib, hidden[i], 0x10 * k, 0);
 		for (size_t i = 0; i < ns; i++, k++)
 			ids[k] = profile_add_func(p, lib, shown[i], 0x10 * k, 0);
-		profile_add_sample(p, ids, k, profile_thread(p, 1), 1, 0, 0);
+		profile_add_sample(p, ids, k, profile_thread(p, 1), 1, 0);
 		profile_finish(p);
 		struct hide_rules r;
 		size_t n;

@@ -50,8 +50,7 @@ part(uint32_t pid, uint32_t tid, const char *leaf, int n, bool complete)
 	uint32_t th = profile_thread(p, tid);
 	profile_thread_set_name(p, th, "worker", 6);
 	for (int i = 0; i < n; i++)
-		profile_add_sample(p, stack, 3, th, 10, 100u * pid + (uint64_t)i,
-				   0);
+		profile_add_sample(p, stack, 3, th, 10, 0);
 	profile_finish(p);
 	return p;
 }
@@ -109,12 +108,17 @@ START_TEST(merge_keeps_threads_and_times)
 	ck_assert_uint_eq(m->threads[t10].samples, 4);
 	ck_assert_uint_eq(m->threads[t20].samples, 5);
 	ck_assert_str_eq(m->threads[t20].name, "worker");
-	ck_assert_uint_eq(m->nsamples, 9);
-	uint64_t last = 0;
-	for (size_t i = 0; i < m->nsamples; i++)
-		if (m->samples[i].time_ns >= 3000)
-			last++;
-	ck_assert_uint_eq(last, 1); /* pid 30's sample kept its time */
+	/* One class per leaf and thread: tid 10's 3 + 1 and tid 20's 5. */
+	ck_assert_uint_eq(m->nsamples, 2);
+	uint64_t count = 0, weight = 0;
+	for (size_t i = 0; i < m->nsamples; i++) {
+		count += m->samples[i].count;
+		weight += m->samples[i].weight;
+		if (m->samples[i].thread == t10)
+			ck_assert_uint_eq(m->samples[i].count, 4);
+	}
+	ck_assert_uint_eq(count, 9);
+	ck_assert_uint_eq(weight, 90);
 	for (int i = 0; i < 3; i++)
 		profile_free(ps[i]);
 	profile_free(m);

@@ -42,7 +42,7 @@ add(struct fixture *f, const uint32_t *stack, size_t n, int times,
 {
 	uint32_t th = profile_thread(f->p, 1);
 	for (int i = 0; i < times; i++)
-		profile_add_sample(f->p, stack, n, th, weight, 0, 0);
+		profile_add_sample(f->p, stack, n, th, weight, 0);
 }
 
 START_TEST(profile_self_and_total_per_function)
@@ -122,10 +122,14 @@ START_TEST(profile_tree_is_built_root_first)
 	uint32_t top_work = n[m].next_sibling;
 	ck_assert_uint_eq(n[top_work].func, f.work);
 	ck_assert_uint_eq(n[top_work].self, 1);
-	/* Samples keep their leaf node. */
-	ck_assert_uint_eq(f.p->nsamples, 4);
+	/* Samples are kept by leaf node (and thread and flags), counted:
+	 * the two at a are one class. */
+	ck_assert_uint_eq(f.p->nsamples, 3);
 	ck_assert_uint_eq(f.p->samples[0].node, a);
-	ck_assert_uint_eq(f.p->samples[3].node, top_work);
+	ck_assert_uint_eq(f.p->samples[0].count, 2);
+	ck_assert_uint_eq(f.p->samples[0].weight, 2);
+	ck_assert_uint_eq(f.p->samples[2].node, top_work);
+	ck_assert_uint_eq(f.p->samples[2].count, 1);
 	profile_free(f.p);
 }
 END_TEST
@@ -192,7 +196,7 @@ START_TEST(profile_finish_keeps_no_per_pc_extras)
 					 PROFILE_FUNC_UNNAMED);
 	}
 	for (uint32_t i = 0; i < 64; i += 4)
-		profile_add_sample(p, fn + i, 4, profile_thread(p, 1), 1, i, 0);
+		profile_add_sample(p, fn + i, 4, profile_thread(p, 1), 1, 0);
 	ck_assert_uint_eq(p->children.count, 64);
 	profile_finish(p);
 	for (uint32_t i = 0; i < 64; i++)
@@ -215,7 +219,7 @@ START_TEST(profile_text_escapes_labels)
 	uint32_t plain = profile_add_func(p, m, "memcpy", 0x20, 0);
 	profile_func_set_version(p, plain, "GLIBC_2.14");
 	uint32_t stack[] = { esc, plain };
-	profile_add_sample(p, stack, 2, profile_thread(p, 1), 10, 1, 0);
+	profile_add_sample(p, stack, 2, profile_thread(p, 1), 10, 0);
 	profile_finish(p);
 	ck_assert_str_eq(p->funcs[esc].label, "evil\x1b]0;x\x07");
 	ck_assert_str_eq(p->funcs[esc].text, "evil\\x1b]0;x\\x07");
@@ -240,9 +244,9 @@ START_TEST(profile_counts_threads_and_flags)
 	profile_thread_set_name(f.p, t2, "worker-xyz", 6);
 	uint32_t named[] = { f.main_, f.a };
 	uint32_t unnamed[] = { f.main_, f.unnamed, f.unnamed };
-	profile_add_sample(f.p, named, 2, t1, 5, 10, 0);
-	profile_add_sample(f.p, named, 2, t2, 7, 20, SPOOL_SAMPLE_TRUNCATED);
-	profile_add_sample(f.p, unnamed, 3, t2, 9, 30,
+	profile_add_sample(f.p, named, 2, t1, 5, 0);
+	profile_add_sample(f.p, named, 2, t2, 7, SPOOL_SAMPLE_TRUNCATED);
+	profile_add_sample(f.p, unnamed, 3, t2, 9,
 			   SPOOL_SAMPLE_UNWIND_ERR);
 	profile_finish(f.p);
 	ck_assert_uint_eq(f.p->nthreads, 2);
@@ -255,7 +259,10 @@ START_TEST(profile_counts_threads_and_flags)
 	ck_assert_uint_eq(f.p->hdr.unwind_errors, 1);
 	/* The sample with two unnamed frames counts once. */
 	ck_assert_uint_eq(f.p->hdr.unnamed_samples, 1);
-	ck_assert_uint_eq(f.p->samples[2].time_ns, 30);
+	/* Other thread or other flags: a class of its own each. */
+	ck_assert_uint_eq(f.p->nsamples, 3);
+	ck_assert_uint_eq(f.p->samples[2].count, 1);
+	ck_assert_uint_eq(f.p->samples[2].flags, SPOOL_SAMPLE_UNWIND_ERR);
 	profile_free(f.p);
 }
 END_TEST
@@ -409,10 +416,12 @@ START_TEST(profile_collapse_charges_nearest_displayed_caller)
 	ck_assert(d->funcs[f.work].flags & PROFILE_FUNC_HIDDEN);
 	ck_assert_uint_eq(d->funcs[f.work].total, 0);
 	ck_assert_uint_eq(find_edge(d, f.main_, f.a)->weight, 3);
-	/* Samples keep their count and move to their new leaves. */
-	ck_assert_uint_eq(d->nsamples, 10);
+	/* Sample classes keep their counts and move to their new leaves. */
+	ck_assert_uint_eq(d->nsamples, 4);
 	ck_assert_uint_eq(d->samples[0].node, child_of(d, m, f.a));
-	ck_assert_uint_eq(d->samples[3].node, m);
+	ck_assert_uint_eq(d->samples[0].count, 3);
+	ck_assert_uint_eq(d->samples[1].node, m);
+	ck_assert_uint_eq(d->samples[1].count, 2);
 	ck_assert_uint_eq(d->hdr.samples, 10);
 	size_t n;
 	uint32_t *ids = profile_funcs_by_self(d, &n);
@@ -447,7 +456,7 @@ make_random(unsigned seed, size_t nfuncs, size_t nsamples)
 		for (size_t i = 0; i < n; i++)
 			stack[i] = (uint32_t)((size_t)rand() %
 					      (i < 3 ? 4 : nfuncs));
-		profile_add_sample(p, stack, n, th, 1 + (uint64_t)(k % 7), 0, 0);
+		profile_add_sample(p, stack, n, th, 1 + (uint64_t)(k % 7), 0);
 	}
 	return p;
 }
