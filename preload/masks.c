@@ -33,7 +33,8 @@ static _Atomic unsigned long long action_masked;
 static int
 watching(void)
 {
-	return prof_state.initialised && getpid() == prof_state.pid;
+	/* (The image page, not getpid: no system call per mask change.) */
+	return prof_state.initialised && prof_in_image();
 }
 
 /* Raises the held signal again, now that the program has unblocked it:
@@ -97,11 +98,7 @@ masks_exec_begin(void)
 	sigemptyset(&set);
 	sigaddset(&set, prof_state.cfg.sig);
 	real_mask(SIG_BLOCK, &set, NULL);
-	if (held) {
-		held = 0;
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(),
-			held_info.si_signo, &held_info);
-	}
+	release_held(); /* pending across the exec, blocked */
 }
 
 void
