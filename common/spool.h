@@ -96,7 +96,8 @@ enum spool_drop {
 	SPOOL_DROP_REENTRANT = 3,   /* signal while the profiler itself ran */
 	SPOOL_DROP_UNWIND = 4,      /* unwinder produced no frame at all */
 	SPOOL_DROP_WRITE = 5,       /* write(2) to the spool failed */
-	SPOOL_DROP_BLOCKED = 6,     /* the target blocked the sampling signal */
+	SPOOL_DROP_BLOCKED = 6,     /* the target blocked the sampling signal
+				     * (written before format 2.1 only) */
 	SPOOL_DROP_MAX_ = 7
 };
 

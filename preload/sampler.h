@@ -5,7 +5,7 @@
  * lock, no stdio.
  *
  * Layer: event sources. The handler is async-signal-safe; installing it
- * and the mask bookkeeping are not.
+ * is not.
  */
 #ifndef PROFRUN_SAMPLER_H
 #define PROFRUN_SAMPLER_H

@@ -6,9 +6,10 @@
   `git -C`): every image's spool lands beside the first, in the directory
   -o named, none in sub/.
 - A parent that blocks every signal around fork, as spawners do
-  (lifecycle forkmask): the child's signal-blocked drop count is at most
-  what its CPU time at the sampling rate allows; it used to underflow to
-  about 1.8e13 (the parent's thread clock against the child's new one).
+  (lifecycle forkmask): the child's drop counts, all causes, are at most
+  what its CPU time at the sampling rate allows (one used to underflow
+  to about 1.8e13), and its work is sampled: before_end has its samples
+  and no thread is reported unsampled.
 
 usage: test_child_spools.py LIFECYCLE
 """
@@ -50,13 +51,19 @@ def check_forkmask(target):
     if len(children) != 1:
         raise prof.Fail(f'forkmask: child spools {children}')
     _, rep = prof.analyze(children[0])
-    blocked = prof.field(prof.field(rep, 'dropped'), 'signal-blocked')
+    dropped = sum(prof.field(rep, 'dropped').values())
     possible = prof.field(rep, 'cpu_seconds') * 1000 + 10
-    print(f'forkmask child: {blocked} samples dropped as signal-blocked, '
-          f'at most {possible:.0f} possible')
-    if blocked > possible:
-        raise prof.Fail(f'forkmask child: {blocked} signal-blocked drops '
-                        f'for {rep["cpu_seconds"]} s of CPU at 1 kHz')
+    work = prof.need_func(rep, 'before_end')['self_samples']
+    unsampled = [t['tid'] for t in prof.field(rep, 'thread_list')
+                 if t.get('unsampled')]
+    print(f'forkmask child: {dropped} samples dropped, at most '
+          f'{possible:.0f} possible; before_end {work} samples; unsampled '
+          f'threads {unsampled}')
+    if dropped > possible:
+        raise prof.Fail(f'forkmask child: {dropped} drops for '
+                        f'{rep["cpu_seconds"]} s of CPU at 1 kHz')
+    if work < 100 or unsampled:
+        raise prof.Fail('forkmask child: its 0.2 s of work went unsampled')
 
 
 def test():
