@@ -136,6 +136,9 @@ source_line(FILE *out, const struct profile *p)
 		fprintf(out, "Time source: %s", timer_description(h->timer));
 		if (h->requested_hz)
 			fprintf(out, ", %u Hz requested", h->requested_hz);
+		if (h->process_flags & SPOOL_PROCESS_JITTER)
+			fputs(" (random periods, 0.5 to 1.5 times the mean)",
+			      out);
 		if (h->clock == SPOOL_CLOCK_WALL)
 			fprintf(out, "; wall clock: %llu sample%s of running "
 				"threads, %llu record%s of blocked time",

@@ -173,6 +173,8 @@ common:
 	json_bool(j, h->complete);
 	json_key(j, "user_mode_only");
 	json_bool(j, (h->process_flags & SPOOL_PROCESS_USER_ONLY) != 0);
+	json_key(j, "random_periods");
+	json_bool(j, (h->process_flags & SPOOL_PROCESS_JITTER) != 0);
 	json_key(j, "ended");
 	json_string(j, !h->complete ? NULL
 		       : h->end_reason == SPOOL_END_EXIT ? "exit"

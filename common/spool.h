@@ -126,6 +126,8 @@ struct spool_process {
 
 /* PROCESS.flags */
 #define SPOOL_PROCESS_USER_ONLY 0x1u /* samples cover user-mode CPU time only */
+#define SPOOL_PROCESS_JITTER 0x2u /* perf periods drawn at random around
+				   * period_ns (uniform, 0.5 to 1.5 times) */
 
 struct spool_segment {
 	uint64_t vaddr;  /* p_vaddr of the PT_LOAD header */

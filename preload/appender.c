@@ -363,8 +363,12 @@ write_process(void)
 		.max_depth = prof_state.cfg.max_depth,
 		.exe = str_of(exe, n > 0 ? (size_t)n : 0),
 		.cmdline = str_of(cmdline, cmd_len),
-		.flags = prof_state.timer == SPOOL_TIMER_PERF ?
-				 SPOOL_PROCESS_USER_ONLY : 0,
+		.flags = (prof_state.timer == SPOOL_TIMER_PERF ?
+				  SPOOL_PROCESS_USER_ONLY : 0) |
+			 (prof_state.timer == SPOOL_TIMER_PERF &&
+					  prof_state.cfg.time &&
+					  prof_state.cfg.jitter ?
+				  SPOOL_PROCESS_JITTER : 0),
 		.space_interval = prof_state.cfg.space_interval,
 	};
 	struct spool_buf b;

@@ -53,6 +53,7 @@ struct options {
 	const char *delay;
 	const char *duration;
 	int time;                /* sample CPU time */
+	int jitter;              /* random periods (perf source) */
 	uint64_t space_interval; /* mean bytes between allocation samples */
 };
 
@@ -84,6 +85,9 @@ usage(FILE *f)
 		"                         the toggle signal with --toggle-signal\n"
 		"      --toggle-signal=SIG  a signal that pauses and resumes sampling\n"
 		"      --max-samples=N    stop sampling after N samples\n"
+		"      --no-jitter        perf source: a fixed period between samples\n"
+		"                         (by default each is drawn at random\n"
+		"                         between 0.5 and 1.5 periods)\n"
 		"      --max-depth=N      frames kept per sample, the innermost\n"
 		"                         (default 128, up to 1024)\n"
 		"      --delay=SECS       start sampling SECS after the program starts\n"
@@ -231,7 +235,7 @@ parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
 	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
 	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL,
-	       OPT_CLOCK, OPT_MAX_DEPTH };
+	       OPT_CLOCK, OPT_MAX_DEPTH, OPT_NO_JITTER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
@@ -244,6 +248,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "toggle-signal", required_argument, NULL, OPT_TOGGLE },
 		{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "no-jitter", no_argument, NULL, OPT_NO_JITTER },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "no-time", no_argument, NULL, OPT_NO_TIME },
@@ -256,7 +261,7 @@ parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .output = "prof.spool", .hz = PROF_DEFAULT_HZ,
 			       .timer = SPOOL_TIMER_NONE, .follow = 1,
 			       .max_depth = SPOOL_MAX_DEPTH,
-			       .sig = SIGPROF, .time = 1,
+			       .sig = SIGPROF, .time = 1, .jitter = 1,
 			       .space_interval = PROF_DEFAULT_SPACE_INTERVAL };
 	opterr = 0;
 	int c;
@@ -309,6 +314,9 @@ parse_options(int argc, char **argv, struct options *o)
 				die_usage("--max-samples=%s: expected a positive whole number",
 					  optarg);
 			o->max_samples = optarg;
+			break;
+		case OPT_NO_JITTER:
+			o->jitter = 0;
 			break;
 		case OPT_MAX_DEPTH:
 			errno = 0;
@@ -599,6 +607,7 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	setenv("PROF_DELAY", o->delay ? o->delay : "0", 1);
 	setenv("PROF_DURATION", o->duration ? o->duration : "0", 1);
 	setenv("PROF_TIME", o->time ? "1" : "0", 1);
+	setenv("PROF_JITTER", o->jitter ? "1" : "0", 1);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->space_interval);
 	setenv("PROF_SPACE_INTERVAL", buf, 1);
 }

@@ -34,7 +34,8 @@ static struct sigaction previous;
 
 /* async-signal-safe */
 static void
-take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
+take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
+	    const ucontext_t *uc)
 {
 	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
 	uint8_t stack_buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
@@ -55,7 +56,7 @@ take_sample(struct thread_slot *t, const siginfo_t *si, const ucontext_t *uc)
 	s.time_ns = prof_now_ns();
 	s.tid = (uint32_t)t->tid;
 	s.kind = SPOOL_SAMPLE_TIME;
-	s.weight = timer_sample_weight(si);
+	s.weight = timer_sample_weight(t, fd, si);
 	s.depth = unwind_stack(uc, t, pcs, max, &s.flags);
 	spool_buf_init(&b, buf, cap);
 	if (spool_put_sample(&b, &s, pcs) < 0 ||
@@ -116,18 +117,19 @@ handler(int sig, siginfo_t *si, void *ucv)
 		 * below a handler cannot come near the period (the unwinder's
 		 * slow reads are bounded), and the two system calls would be a
 		 * tenth of the cost of a sample. */
-		int fd = prof_state.period_ns < 1000000
+		int pause = prof_state.period_ns < 1000000;
+		int fd = pause || timer_jitters()
 				 ? atomic_load_explicit(&t->perf_fd, memory_order_relaxed)
 				 : -1;
-		if (fd >= 0)
+		if (pause && fd >= 0)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (enabled && !gate_open())
-			timer_sample_weight(si); /* paused: restart the weight's clock */
+			timer_sample_weight(t, fd, si); /* paused: restart the weight's clock */
 		else if (enabled && t->busy)
 			prof_drop(SPOOL_DROP_REENTRANT);
 		else if (enabled)
-			take_sample(t, si, ucv);
-		if (fd >= 0)
+			take_sample(t, fd, si, ucv);
+		if (pause && fd >= 0)
 			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		atomic_fetch_add_explicit(&t->handler_seq, 1, memory_order_release);
 	}

@@ -165,9 +165,10 @@ prof_config_from_env(struct prof_config *cfg)
 	}
 	cfg->start_paused = (int)paused;
 	cfg->toggle_sig = (int)toggle;
-	unsigned time = 1;
+	unsigned time = 1, jitter = 1;
 	cfg->space_interval = PROF_DEFAULT_SPACE_INTERVAL;
 	if (parse_uint("PROF_TIME", 0, 1, &time) ||
+	    parse_uint("PROF_JITTER", 0, 1, &jitter) ||
 	    parse_u64("PROF_SPACE_INTERVAL", &cfg->space_interval))
 		return -EINVAL;
 	if (cfg->space_interval > PROF_MAX_SPACE_INTERVAL) {
@@ -175,6 +176,7 @@ prof_config_from_env(struct prof_config *cfg)
 		return -EINVAL;
 	}
 	cfg->time = (int)time;
+	cfg->jitter = (int)jitter;
 	return 1;
 }
 

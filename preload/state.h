@@ -40,6 +40,8 @@ struct prof_config {
 	uint64_t delay_ns;     /* PROF_DELAY: start sampling this late */
 	uint64_t duration_ns;  /* PROF_DURATION: and sample this long, or 0 */
 	int time;              /* PROF_TIME: sample CPU time (default 1) */
+	int jitter;            /* PROF_JITTER: draw each perf period at
+				* random around the mean (default 1) */
 	uint64_t space_interval; /* PROF_SPACE_INTERVAL: mean bytes between
 				  * allocation samples, 0 for none */
 };

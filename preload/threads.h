@@ -62,6 +62,12 @@ struct thread_slot {
 	uint64_t perf_id;             /* its PERF_EVENT_IOC_ID (timer.c) */
 	void *_Atomic perf_page;      /* its first page, mapped (timer.c) */
 	_Atomic int has_timer;
+	/* timer.c, perf source with jitter: the period the event counts
+	 * now (the weight of its next sample) and the generator of the next
+	 * ones. */
+	uint64_t armed_ns;
+	uint64_t rng;
+	uint32_t jitter_left;         /* samples before the next draw */
 	timer_t timer;
 	void *(*start_fn)(void *);
 	void *start_arg;

@@ -37,6 +37,17 @@
 
 static _Atomic uint64_t itimer_last_cpu_ns;
 
+/* Samples between two draws of the perf period. Setting the period costs
+ * a system call that reprograms the event's timer: about 4 us on the
+ * virtual machines this was measured on (scripts/bench.d/signal-floor.c
+ * mode 5; BENCHMARKS.md), 0.4 % of a thread's CPU at 1 kHz if done at
+ * every sample. Every fourth sample keeps it under the 0.2 % budget: in a
+ * program whose work repeats every period (or a whole fraction of it, or
+ * much faster), a sample's phase still advances by a uniform draw over a
+ * whole period (or a multiple of one), so each sample's phase is uniform
+ * and independent of any other one's, and no phase is favoured. */
+#define TIMER_JITTER_EVERY 4
+
 static uint64_t
 period_of(unsigned hz)
 {
@@ -206,11 +217,44 @@ keep_alive(struct thread_slot *t, int fd)
 }
 
 int
+timer_jitters(void)
+{
+	return prof_state.timer == SPOOL_TIMER_PERF && prof_state.cfg.jitter &&
+	       prof_state.period_ns >= 2;
+}
+
+/* The next period of t's event: uniform over [P/2, 3P/2), of mean P, so
+ * that the sample times carry no period a program that repeats its work
+ * (a frame loop, a benchmark harness) could lock onto; a fixed period
+ * samples such a program at the same phase every time. xorshift64: the
+ * draws need no quality beyond having no period of their own near P.
+ * async-signal-safe */
+static uint64_t
+draw_period(struct thread_slot *t)
+{
+	uint64_t x = t->rng ? t->rng : 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	uint64_t p = prof_state.period_ns;
+	return p / 2 + x % p;
+}
+
+int
 timer_thread_start(struct thread_slot *t)
 {
 	int rc = 0;
 	if (prof_state.timer == SPOOL_TIMER_PERF) {
-		int fd = perf_open(prof_state.period_ns, prof_state.cfg.sig, t->tid);
+		uint64_t first = prof_state.period_ns;
+		if (timer_jitters()) {
+			t->rng = ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^
+				 prof_now_ns();
+			first = draw_period(t);
+		}
+		t->armed_ns = first;
+		t->jitter_left = TIMER_JITTER_EVERY;
+		int fd = perf_open(first, prof_state.cfg.sig, t->tid);
 		if (fd < 0)
 			return fd;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0) {
@@ -283,11 +327,24 @@ timer_signal_is_ours(const siginfo_t *si)
 	}
 }
 
+
 /* async-signal-safe */
 uint64_t
-timer_sample_weight(const siginfo_t *si)
+timer_sample_weight(struct thread_slot *t, int fd, const siginfo_t *si)
 {
 	uint64_t now, last;
+	if (prof_state.timer == SPOOL_TIMER_PERF && t && timer_jitters()) {
+		/* The sample stands for the period that just ended; the event
+		 * counts the next one from now (Linux 3.7 and later). */
+		uint64_t w = t->armed_ns ? t->armed_ns : prof_state.period_ns;
+		if (t->jitter_left && --t->jitter_left)
+			return w;
+		uint64_t next = draw_period(t);
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
+			t->armed_ns = next;
+		t->jitter_left = TIMER_JITTER_EVERY;
+		return w;
+	}
 	switch (prof_state.timer) {
 	case SPOOL_TIMER_POSIX:
 		return prof_state.period_ns * (1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0));

@@ -63,9 +63,16 @@ timer_process_stop(void);
 int
 timer_signal_is_ours(const siginfo_t *si);
 
-/* Nanoseconds of CPU time the sample taken for si stands for.
+/* Nanoseconds of CPU time the sample taken for si on thread t stands
+ * for; with the perf source and jitter, also arms t's event with the next
+ * period, drawn at random (fd: t's event, or -1 when not at hand).
  * async-signal-safe */
 uint64_t
-timer_sample_weight(const siginfo_t *si);
+timer_sample_weight(struct thread_slot *t, int fd, const siginfo_t *si);
+
+/* Whether samples of the perf source come at random intervals (jitter),
+ * which the handler must re-arm (timer_sample_weight). */
+int
+timer_jitters(void);
 
 #endif

@@ -11,6 +11,15 @@
  * and an empty handler; MODE 2 the same counter delivering SIGTRAP through
  * attr.sigtrap (Linux 5.13). It prints the loop's CPU time and the signals
  * taken; (CPU − CPU of MODE 0) / signals is the cost of one.
+ *
+ * MODE 3 and 4 are MODE 1 with the handler setting the counter's next
+ * period (PERF_EVENT_IOC_PERIOD, drawn between PERIOD_NS/2 and
+ * 3*PERIOD_NS/2 as profrun's jitter does) at every fourth signal (3, what
+ * profrun does) or at every one (4): (CPU − CPU of MODE 1) / signals is
+ * what the random periods add to a sample. MODE 5 times ITERATIONS calls
+ * of that ioctl on an enabled counter (its period set to PERIOD_NS, so
+ * no signal comes) against as many getppid() calls, the cheapest system
+ * call, and prints the microseconds of one of each.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -25,6 +34,8 @@
 #include <unistd.h>
 
 static volatile unsigned long hits;
+static int rearm_fd = -1, rearm_every;
+static unsigned long rearm_period, rng = 0x9e3779b97f4a7c15ul;
 
 static void
 handler(int sig, siginfo_t *si, void *uc)
@@ -33,6 +44,13 @@ handler(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	hits++;
+	if (rearm_fd >= 0 && hits % (unsigned long)rearm_every == 0) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		unsigned long long next = rearm_period / 2 + rng % rearm_period;
+		ioctl(rearm_fd, PERF_EVENT_IOC_PERIOD, &next);
+	}
 }
 
 static double
@@ -53,12 +71,13 @@ main(int argc, char **argv)
 	int mode = atoi(argv[1]);
 	long period = atol(argv[2]);
 	long iters = atol(argv[3]);
-	if (mode == 1 || mode == 2) {
+	if (mode >= 1 && mode <= 4) {
+		int sigio = mode != 2;
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigaction(mode == 1 ? SIGPROF : SIGTRAP, &sa, NULL);
+		sigaction(sigio ? SIGPROF : SIGTRAP, &sa, NULL);
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
@@ -68,7 +87,7 @@ main(int argc, char **argv)
 		a.disabled = 1;
 		a.exclude_hv = 1;
 		a.exclude_kernel = 1;
-		if (mode == 1) {
+		if (sigio) {
 			a.wakeup_events = 1;
 		} else {
 			a.sigtrap = 1;
@@ -79,7 +98,7 @@ main(int argc, char **argv)
 			perror("perf_event_open");
 			return 1;
 		}
-		if (mode == 1) {
+		if (sigio) {
 			struct f_owner_ex o = { F_OWNER_TID, gettid() };
 			if (fcntl(fd, F_SETOWN_EX, &o) < 0 ||
 			    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
@@ -88,7 +107,40 @@ main(int argc, char **argv)
 				return 1;
 			}
 		}
+		if (mode >= 3) {
+			rearm_every = mode == 3 ? 4 : 1;
+			rearm_period = (unsigned long)period;
+			rearm_fd = fd;
+		}
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	if (mode == 5) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.sample_period = (unsigned long)period;
+		a.exclude_hv = 1;
+		a.exclude_kernel = 1;
+		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		if (fd < 0) {
+			perror("perf_event_open");
+			return 1;
+		}
+		double t0 = cpu_seconds();
+		for (long i = 0; i < iters; i++)
+			getppid();
+		double t1 = cpu_seconds();
+		for (long i = 0; i < iters; i++) {
+			unsigned long long p = (unsigned long long)period;
+			ioctl(fd, PERF_EVENT_IOC_PERIOD, &p);
+		}
+		double t2 = cpu_seconds();
+		printf("mode 5: getppid %.3f us, PERF_EVENT_IOC_PERIOD %.3f us\n",
+		       1e6 * (t1 - t0) / (double)iters,
+		       1e6 * (t2 - t1) / (double)iters);
+		return 0;
 	}
 	double c0 = cpu_seconds();
 	volatile unsigned long x = 0;
