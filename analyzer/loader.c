@@ -422,8 +422,9 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			.pcs_raw = a.pcs_raw,
 		};
 		size_t n = build_stack(l, &s);
-		profile_add_sample(p, l->stack, n, profile_thread(p, a.tid),
-				   a.weight, s.flags);
+		profile_add_samples(p, l->stack, n, profile_thread(p, a.tid),
+				    a.weight, space_sample_var(a.weight, a.size),
+				    1, s.flags);
 	}
 }
 

@@ -106,6 +106,7 @@ enum {
 	OPT_SHOW_ALL,
 	OPT_NO_DEMANGLE,
 	OPT_LINES,
+	OPT_ERROR_BARS,
 	OPT_DEBUG_DIR,
 	OPT_VERSION,
 	OPT_TIME,
@@ -211,6 +212,12 @@ static const char usage_text[] =
 	"      --no-demangle      show C++ names as the symbol table has them\n"
 	"      --lines            split functions by source line "
 	"(file.c:LINE)\n"
+	"      --error-bars       add each share's 95% interval: a column "
+	"after the\n"
+	"                         flat report's % Time and the graph's "
+	"% self and\n"
+	"                         % total, \u00b1POINTS after each outline "
+	"share\n"
 	"      --debug-dir DIR    look for separate debug files under DIR\n"
 	"                         (default " DEBUG_ROOT ")\n"
 	"  -o, -O, --output FILE  write the report to FILE instead of "
@@ -289,6 +296,7 @@ static const struct option long_opts[] = {
 	{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "error-bars", no_argument, NULL, OPT_ERROR_BARS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -436,6 +444,9 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		break;
 	case OPT_NO_DEMANGLE:
 		o->load.resolve.no_demangle = true;
+		break;
+	case OPT_ERROR_BARS:
+		report_error_bars = true;
 		break;
 	case OPT_LINES:
 		if (!srcline_available())

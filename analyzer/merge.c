@@ -133,8 +133,8 @@ merge_samples(struct merge *m, const struct profile *src, const uint32_t *map)
 		     v = src->nodes[v].parent)
 			m->stack[--k] = map[src->nodes[v].func];
 		uint32_t t = profile_thread(m->d, src->threads[s->thread].tid);
-		profile_add_samples(m->d, m->stack, n, t, s->weight, s->count,
-				    s->flags);
+		profile_add_samples(m->d, m->stack, n, t, s->weight, s->var,
+				    s->count, s->flags);
 	}
 }
 

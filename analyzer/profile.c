@@ -260,11 +260,13 @@ child(struct profile *p, uint32_t parent, uint32_t func)
 
 static void
 count_samples(struct profile *p, const uint32_t *funcs, size_t n,
-	      uint32_t thread, uint64_t weight, uint64_t count, uint16_t flags)
+	      uint32_t thread, uint64_t weight, double var, uint64_t count,
+	      uint16_t flags)
 {
 	struct profile_header *h = &p->hdr;
 	h->samples += count;
 	h->weight += weight;
+	h->var += var;
 	if (flags & SPOOL_SAMPLE_TRUNCATED)
 		h->truncated_stacks += count;
 	if (flags & SPOOL_SAMPLE_UNWIND_ERR)
@@ -308,22 +310,26 @@ sample_class(struct profile *p, uint32_t node, uint32_t thread, uint16_t flags)
 
 uint32_t
 profile_add_samples(struct profile *p, const uint32_t *funcs, size_t n,
-		    uint32_t thread, uint64_t weight, uint64_t count,
-		    uint16_t flags)
+		    uint32_t thread, uint64_t weight, double var,
+		    uint64_t count, uint16_t flags)
 {
 	uint32_t node = PROFILE_ROOT;
 	p->nodes[node].total += weight;
 	p->nodes[node].total_samples += count;
+	p->nodes[node].total_var += var;
 	for (size_t i = 0; i < n; i++) {
 		node = child(p, node, funcs[i]);
 		p->nodes[node].total += weight;
 		p->nodes[node].total_samples += count;
+		p->nodes[node].total_var += var;
 	}
 	p->nodes[node].self += weight;
 	p->nodes[node].self_samples += count;
-	count_samples(p, funcs, n, thread, weight, count, flags);
+	p->nodes[node].self_var += var;
+	count_samples(p, funcs, n, thread, weight, var, count, flags);
 	struct profile_sample *c = sample_class(p, node, thread, flags);
 	c->weight += weight;
+	c->var += var;
 	c->count += count;
 	return node;
 }
@@ -332,7 +338,8 @@ uint32_t
 profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
 		   uint32_t thread, uint64_t weight, uint16_t flags)
 {
-	return profile_add_samples(p, funcs, n, thread, weight, 1, flags);
+	return profile_add_samples(p, funcs, n, thread, weight,
+				   (double)weight * (double)weight, 1, flags);
 }
 
 /* Credits node's self weight to each distinct function on its path. */
@@ -344,6 +351,7 @@ credit_path(struct profile *p, uint32_t node, uint32_t *stamp)
 		struct profile_func *f = &p->funcs[leaf->func];
 		f->self += leaf->self;
 		f->self_samples += leaf->self_samples;
+		f->self_var += leaf->self_var;
 		f->elided += leaf->elided;
 	}
 	for (uint32_t x = node; x != PROFILE_ROOT; x = p->nodes[x].parent) {
@@ -353,6 +361,7 @@ credit_path(struct profile *p, uint32_t node, uint32_t *stamp)
 		stamp[f] = node;
 		p->funcs[f].total += leaf->self;
 		p->funcs[f].total_samples += leaf->self_samples;
+		p->funcs[f].total_var += leaf->self_var;
 	}
 }
 
@@ -837,10 +846,12 @@ collapse_node(struct collapse *c, const struct profile_node *x, uint32_t id)
 		if (x->self_samples || x->self)
 			d->nodes[up].flags |= PROFILE_NODE_ELIDED;
 		d->nodes[up].elided += x->self;
+		d->nodes[up].elided_var += x->self_var;
 	}
 	struct profile_node *to = &d->nodes[c->self_at[id]];
 	to->self += x->self;
 	to->self_samples += x->self_samples;
+	to->self_var += x->self_var;
 }
 
 /* The collapsed copy of src, not finished. */
@@ -860,6 +871,7 @@ collapse(const struct profile *src, const bool *hidden, bool share_names)
 	d->nodes[PROFILE_ROOT].self = src->nodes[PROFILE_ROOT].self;
 	d->nodes[PROFILE_ROOT].self_samples =
 		src->nodes[PROFILE_ROOT].self_samples;
+	d->nodes[PROFILE_ROOT].self_var = src->nodes[PROFILE_ROOT].self_var;
 	for (size_t i = 0; i < src->nfuncs; i++)
 		if (hidden[i])
 			d->funcs[i].flags |= PROFILE_FUNC_HIDDEN;
@@ -870,12 +882,15 @@ collapse(const struct profile *src, const bool *hidden, bool share_names)
 		struct profile_node *n = &d->nodes[i];
 		n->total += n->self;
 		n->total_samples += n->self_samples;
+		n->total_var += n->self_var;
 		d->nodes[n->parent].total += n->total;
 		d->nodes[n->parent].total_samples += n->total_samples;
+		d->nodes[n->parent].total_var += n->total_var;
 	}
 	d->nodes[PROFILE_ROOT].total += d->nodes[PROFILE_ROOT].self;
 	d->nodes[PROFILE_ROOT].total_samples +=
 		d->nodes[PROFILE_ROOT].self_samples;
+	d->nodes[PROFILE_ROOT].total_var += d->nodes[PROFILE_ROOT].self_var;
 
 	xgrow(&d->samples, &d->samples_cap, src->nsamples, sizeof(*d->samples));
 	for (size_t i = 0; i < src->nsamples; i++) {

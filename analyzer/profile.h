@@ -14,7 +14,12 @@
  *   - threads, and the header figures the reports print.
  *
  * Weights are abstract units: nanoseconds of CPU time for time profiles
- * (and bytes for the space profiles to come). Per-function figures are
+ * (and bytes for the space profiles to come). Each sample also carries
+ * its contribution to the variance of any sum of weights it is part of
+ * (the square of its weight for a time sample, w (w - n) for a sampled
+ * allocation of n bytes standing for w: see countdown.h); nodes,
+ * functions and the header add them up as they add weights, for the
+ * error bars of the shares (report_pct_err). Per-function figures are
  * derived from the tree by profile_finish(): self is the sum of the self
  * weight of the function's nodes; total adds each sample once to every
  * distinct function on its path, so a recursive function is not counted
@@ -105,6 +110,7 @@ struct profile_func {
 	char *text;
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
+	double self_var, total_var; /* variance contributions (see above) */
 	/* Part of self that hidden callees with nothing displayable below
 	 * them spent (already included in self). */
 	uint64_t elided;
@@ -119,7 +125,9 @@ struct profile_node {
 	uint32_t flags;        /* PROFILE_NODE_* */
 	uint64_t self, total;
 	uint64_t self_samples, total_samples;
+	double self_var, total_var;
 	uint64_t elided; /* as in profile_func */
+	double elided_var;
 };
 
 /*
@@ -166,6 +174,7 @@ struct profile_thread {
  * report reads it). */
 struct profile_sample {
 	uint64_t weight; /* of all count samples */
+	double var;      /* their variance contributions */
 	uint64_t count;
 	uint32_t node;   /* leaf of the samples' path */
 	uint32_t thread; /* index into threads */
@@ -198,6 +207,7 @@ struct profile_header {
 	/* Counted while samples are added: */
 	uint64_t samples;
 	uint64_t weight;       /* sum of all sample weights */
+	double var;            /* sum of their variance contributions */
 	uint64_t offcpu_samples; /* wall clock: records of blocked time */
 	uint64_t offcpu_weight;  /* and their weight */
 	uint64_t truncated_stacks;
@@ -308,18 +318,20 @@ profile_thread_add_cpu(struct profile *p, uint32_t thread, uint64_t cpu_ns,
 
 /* Adds one sample whose stack is funcs[0..n), outermost caller first.
  * flags are SPOOL_SAMPLE_*. n may be 0 (the sample then counts in the
- * header and the root only). Returns the leaf node. Only before
- * profile_finish(), which drops the index of the tree. */
+ * header and the root only). Its variance contribution is weight squared,
+ * that of a sample taken at a random time. Returns the leaf node. Only
+ * before profile_finish(), which drops the index of the tree. */
 uint32_t
 profile_add_sample(struct profile *p, const uint32_t *funcs, size_t n,
 		   uint32_t thread, uint64_t weight, uint16_t flags);
 
 /* As profile_add_sample, for count samples of that stack, thread and
- * flags, of weight in all (merging profiles). */
+ * flags, of weight in all and variance contributions var in all (one
+ * sampled allocation; merging profiles). */
 uint32_t
 profile_add_samples(struct profile *p, const uint32_t *funcs, size_t n,
-		    uint32_t thread, uint64_t weight, uint64_t count,
-		    uint16_t flags);
+		    uint32_t thread, uint64_t weight, double var,
+		    uint64_t count, uint16_t flags);
 
 /* Derives the per-function figures and labels. Call once, after the last
  * sample; the profile is read-only afterwards. */

@@ -347,6 +347,39 @@ unseen_line(FILE *out, const struct profile *p)
 		((double)anon - heap) / 1048576.0);
 }
 
+bool report_error_bars;
+
+/* z of a two-sided 95 % interval of the normal distribution. */
+#define Z95 1.959964
+
+double
+report_pct_err(const struct profile *p, uint64_t part, double part_var)
+{
+	const struct profile_header *h = &p->hdr;
+	if (!h->weight)
+		return 0.0;
+	double w = (double)h->weight, s = (double)part / w;
+	double rest = h->var > part_var ? h->var - part_var : 0.0;
+	double var = ((1 - s) * (1 - s) * part_var + s * s * rest) / (w * w);
+	return 100.0 * Z95 * sqrt(var);
+}
+
+/* How exact the shares are, in one line: the 95 % half-width of a 50 %
+ * share, which is the widest (report_pct_err at s = 1/2). */
+static void
+resolution_line(FILE *out, const struct profile *p)
+{
+	const struct profile_header *h = &p->hdr;
+	if (!h->samples || !h->weight)
+		return;
+	double half = 100.0 * Z95 * 0.5 * sqrt(h->var) / (double)h->weight;
+	fprintf(out, "Resolution: at %llu %s a 50%% share is known to "
+		"\u00b1%.1f points (95%% interval)%s.\n",
+		(unsigned long long)h->samples,
+		p->hdr.kind == PROFILE_KIND_SPACE ? "sampled blocks" : "samples",
+		half, report_error_bars ? "" : "; --error-bars for each share");
+}
+
 static void
 space_header(FILE *out, const struct profile *p)
 {
@@ -357,6 +390,7 @@ space_header(FILE *out, const struct profile *p)
 	space_view_line(out, p);
 	space_error_line(out, s);
 	space_source_line(out, p);
+	resolution_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);
@@ -420,6 +454,7 @@ report_header(FILE *out, const struct profile *p)
 		"time profiler.\n\n", (unsigned long long)p->hdr.samples);
 	represents_line(out, p);
 	source_line(out, p);
+	resolution_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);

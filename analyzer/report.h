@@ -30,6 +30,22 @@ report_value_decimals(const struct profile *p);
 double
 report_pct(uint64_t part, uint64_t whole);
 
+/* The half-width, in percentage points, of the 95 % interval of the
+ * share of p's weight that a part of weight part stands for, whose
+ * samples' variance contributions add up to part_var (profile.h): the
+ * delta method's variance of the ratio of two independent sums,
+ *
+ *	Var(s) = ((1 - s)^2 part_var + s^2 (var - part_var)) / weight^2,
+ *
+ * s = part / weight and var, weight the profile's. For n time samples of
+ * equal weight it is the binomial s (1 - s) / n. 0 for an empty profile. */
+double
+report_pct_err(const struct profile *p, uint64_t part, double part_var);
+
+/* Whether the text reports print error bars (--error-bars): set once by
+ * main before any report is written. */
+extern bool report_error_bars;
+
 /* Threads the run had: those seen in the spool, or the footer's count
  * when that is larger (threads that never got a record). */
 uint64_t

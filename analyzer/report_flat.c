@@ -18,36 +18,64 @@
 #include "report.h"
 #include "space.h"
 
-/* One format for the two header lines and the rows keeps them aligned. */
-#define HEAD_FMT "%5s %5s %7s %7s %6s %7s %7s  %s\n"
-#define ROW_FMT "%5.1f %5.1f %7.2f %7.2f %6s %7s %7s  %s%s\n"
+/* One format for the two header lines and the rows keeps them aligned.
+ * The %s after the first column is the error bar's (--error-bars), or
+ * empty. */
+#define HEAD_FMT "%5s%s %5s %7s %7s %6s %7s %7s  %s\n"
+#define ROW_FMT "%5.1f%s %5.1f %7.2f %7.2f %6s %7s %7s  %s%s\n"
 
 /* Space profiles: Kbytes, and the calls of the profiler's malloc-family
  * wrappers, which are counted exactly (shown with --show-all). */
-#define SPACE_HEAD_FMT "%5s %5s %9s %9s %10s %8s %8s  %s\n"
-#define SPACE_ROW_FMT "%5.1f %5.1f %9.0f %9.0f %10s %8s %8s  %s%s\n"
+#define SPACE_HEAD_FMT "%5s%s %5s %9s %9s %10s %8s %8s  %s\n"
+#define SPACE_ROW_FMT "%5.1f%s %5.1f %9.0f %9.0f %10s %8s %8s  %s%s\n"
+
+/* The error-bar column's two header lines ("±" is one column wide and
+ * two bytes long) and its cell: the half-width of the self share's 95 %
+ * interval in points. */
+#define ERR_HEAD1 "     \u00b1"
+#define ERR_HEAD2 "      "
+
+static const char *
+err_head(int line)
+{
+	if (!report_error_bars)
+		return "";
+	return line == 1 ? ERR_HEAD1 : ERR_HEAD2;
+}
+
+static const char *
+err_cell(char *buf, size_t len, const struct profile *p,
+	 const struct profile_func *f)
+{
+	buf[0] = '\0';
+	if (report_error_bars)
+		snprintf(buf, len, " %5.1f",
+			 report_pct_err(p, f->self, f->self_var));
+	return buf;
+}
 
 static void
 table_head(FILE *out, const struct profile *p)
 {
 	if (p->hdr.kind == PROFILE_KIND_SPACE) {
-		fprintf(out, SPACE_HEAD_FMT, "%", "%", "self", "total", "",
-			"self", "total", "Function");
-		fprintf(out, SPACE_HEAD_FMT, "Mem.", "Cum.", "Kbyte", "Kbyte",
-			"calls", "by/call", "by/call", "  name");
+		fprintf(out, SPACE_HEAD_FMT, "%", err_head(1), "%", "self",
+			"total", "", "self", "total", "Function");
+		fprintf(out, SPACE_HEAD_FMT, "Mem.", err_head(2), "Cum.",
+			"Kbyte", "Kbyte", "calls", "by/call", "by/call",
+			"  name");
 		return;
 	}
-	fprintf(out, HEAD_FMT, "%", "%", "self", "total", "", "self", "total",
-		"Function");
-	fprintf(out, HEAD_FMT, "Time", "Cum.", "secs", "secs", "calls",
-		"ms/call", "ms/call", "  name");
+	fprintf(out, HEAD_FMT, "%", err_head(1), "%", "self", "total", "",
+		"self", "total", "Function");
+	fprintf(out, HEAD_FMT, "Time", err_head(2), "Cum.", "secs", "secs",
+		"calls", "ms/call", "ms/call", "  name");
 }
 
 static void
 space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 {
 	const struct profile_func *f = &p->funcs[id];
-	char calls[24] = "", self_per[24] = "", total_per[24] = "";
+	char calls[24] = "", self_per[24] = "", total_per[24] = "", err[16];
 	int fn = space_wrapper_fn(p, id);
 	if (fn >= 0 && p->hdr.space.has_calls && p->hdr.space.calls[fn]) {
 		uint64_t n = p->hdr.space.calls[fn];
@@ -58,7 +86,7 @@ space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 			 (double)f->total / (double)n);
 	}
 	fprintf(out, SPACE_ROW_FMT, report_pct(f->self, p->hdr.weight),
-		cum_pct, report_value(p, f->self), report_value(p, f->total),
+		err_cell(err, sizeof(err), p, f), cum_pct, report_value(p, f->self), report_value(p, f->total),
 		calls, self_per, total_per, report_elided_mark(f), f->text);
 }
 
@@ -68,6 +96,7 @@ table_rows(FILE *out, const struct profile *p, double threshold)
 	size_t n;
 	uint32_t *ids = profile_funcs_by_self(p, &n);
 	uint64_t whole = p->hdr.weight, cum = 0;
+	char err[16];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_func *f = &p->funcs[ids[i]];
@@ -81,7 +110,8 @@ table_rows(FILE *out, const struct profile *p, double threshold)
 			space_row(out, p, ids[i], report_pct(cum, whole));
 			continue;
 		}
-		fprintf(out, ROW_FMT, self_pct, report_pct(cum, whole),
+		fprintf(out, ROW_FMT, self_pct, err_cell(err, sizeof(err), p, f),
+			report_pct(cum, whole),
 			report_seconds(f->self), report_seconds(f->total), "",
 			"", "", report_elided_mark(f), f->text);
 	}

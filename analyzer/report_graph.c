@@ -22,8 +22,13 @@
 
 /* The total column holds seconds (two decimals) or, in a space profile,
  * Kbytes (none): report_value() with report_value_decimals(). */
-#define ENTRY_FMT "%5.1f %5.1f %7.*f %5.1f  ==> %s%s\n"
-#define SUB_FMT "            %7.*f %5.1f%c       %s%s\n"
+#define ENTRY_FMT "%5.1f%s %5.1f%s %7.*f %5.1f  ==> %s%s\n"
+#define SUB_FMT "            %s%7.*f %5.1f%c       %s%s\n"
+/* With --error-bars: after each share of the entry line, the half-width
+ * of its 95 % interval in points, and the parent and child lines
+ * indented by those two columns. */
+#define ERR_FMT " %5.1f"
+#define ERR_INDENT "            "
 #define RULE "-----------------------------------------------------\n"
 
 /* One parent or child line. */
@@ -56,12 +61,19 @@ heading(FILE *out, const struct profile *p,
 static void
 table_head(FILE *out, const struct profile *p)
 {
-	fputs("  %     %                       Parent\n"
-	      " self total   total local  Function\n", out);
-	if (p->hdr.kind == PROFILE_KIND_SPACE)
-		fputs(" Mem.  Mem.   Kbyte   %         Child\n\n", out);
-	else
-		fputs(" Time  Time    secs   %         Child\n\n", out);
+	bool space = p->hdr.kind == PROFILE_KIND_SPACE;
+	if (!report_error_bars) {
+		fputs("  %     %                       Parent\n"
+		      " self total   total local  Function\n", out);
+		fputs(space ? " Mem.  Mem.   Kbyte   %         Child\n\n"
+			    : " Time  Time    secs   %         Child\n\n", out);
+		return;
+	}
+	fputs("  %     \u00b1     %     \u00b1                       Parent\n"
+	      " self        total        total local  Function\n", out);
+	fputs(space ? " Mem.        Mem.         Kbyte   %         Child\n\n"
+		    : " Time        Time          secs   %         Child\n\n",
+	      out);
 }
 
 static int
@@ -111,7 +123,8 @@ sub_lines(FILE *out, const struct profile *p, uint32_t f, bool parents,
 		double local = report_pct(buf[i].weight, fn->total);
 		if (local + 1e-9 < o->fractional_pct)
 			continue;
-		fprintf(out, SUB_FMT, report_value_decimals(p),
+		fprintf(out, SUB_FMT, report_error_bars ? ERR_INDENT : "",
+			report_value_decimals(p),
 			report_value(p, buf[i].weight), local, r,
 			buf[i].mark, buf[i].text);
 	}
@@ -123,10 +136,18 @@ entry(FILE *out, const struct profile *p, uint32_t f,
 {
 	const struct profile_func *fn = &p->funcs[f];
 	uint64_t whole = p->hdr.weight;
+	char self_err[16] = "", total_err[16] = "";
 
+	if (report_error_bars) {
+		snprintf(self_err, sizeof(self_err), ERR_FMT,
+			 report_pct_err(p, fn->self, fn->self_var));
+		snprintf(total_err, sizeof(total_err), ERR_FMT,
+			 report_pct_err(p, fn->total, fn->total_var));
+	}
 	sub_lines(out, p, f, true, o, buf);
-	fprintf(out, ENTRY_FMT, report_pct(fn->self, whole),
-		report_pct(fn->total, whole), report_value_decimals(p),
+	fprintf(out, ENTRY_FMT, report_pct(fn->self, whole), self_err,
+		report_pct(fn->total, whole), total_err,
+		report_value_decimals(p),
 		report_value(p, fn->total),
 		report_pct(fn->self, fn->total), report_elided_mark(fn),
 		fn->text);

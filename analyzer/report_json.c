@@ -243,6 +243,11 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	json_double(j, report_pct(f->self, whole), PCT_DECIMALS);
 	json_key(j, "total_pct");
 	json_double(j, report_pct(f->total, whole), PCT_DECIMALS);
+	json_key(j, "self_pct_err");
+	json_double(j, report_pct_err(p, f->self, f->self_var), PCT_DECIMALS);
+	json_key(j, "total_pct_err");
+	json_double(j, report_pct_err(p, f->total, f->total_var),
+		    PCT_DECIMALS);
 	json_key(j, "self_samples");
 	json_uint(j, f->self_samples);
 	json_key(j, "total_samples");

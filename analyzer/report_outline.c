@@ -32,6 +32,7 @@ struct line {
 	uint32_t node;   /* tree node, NO_NODE for "...", CUT_NODE */
 	uint32_t depth;  /* 0 for the outermost frames */
 	uint64_t weight;
+	double var;      /* its samples' variance contributions */
 	uint32_t levels; /* of a cut line: the levels it stands for */
 	char glyph;      /* ' ', '/', '+' or '\\' */
 	bool more;       /* siblings follow: '|' in this column below */
@@ -50,6 +51,7 @@ struct kid {
 	uint32_t node;
 	uint64_t weight;
 	uint32_t levels; /* CUT_NODE only */
+	double var;      /* as in struct line */
 };
 
 static const char *
@@ -95,11 +97,13 @@ kids_of(const struct report_outline *o, uint32_t x, struct kid **kids,
 		if (!shown(o, p->nodes[c].total))
 			continue;
 		xgrow(kids, cap, k + 1, sizeof(**kids));
-		(*kids)[k++] = (struct kid){ c, p->nodes[c].total, 0 };
+		(*kids)[k++] = (struct kid){ c, p->nodes[c].total, 0,
+					     p->nodes[c].total_var };
 	}
 	if (x != PROFILE_ROOT && shown(o, n->elided)) {
 		xgrow(kids, cap, k + 1, sizeof(**kids));
-		(*kids)[k++] = (struct kid){ NO_NODE, n->elided, 0 };
+		(*kids)[k++] = (struct kid){ NO_NODE, n->elided, 0,
+					     n->elided_var };
 	}
 	if (k > 1) /* (*kids is still NULL when no kid was ever shown) */
 		qsort_r(*kids, k, sizeof(**kids), cmp_kids, (void *)p);
@@ -147,7 +151,7 @@ levels_below(const struct report_outline *o, uint32_t x)
 	uint32_t levels = 0;
 
 	xgrow(&st, &cap, 1, sizeof(*st));
-	st[n++] = (struct kid){ x, 0, 0 };
+	st[n++] = (struct kid){ x, 0, 0, 0.0 };
 	while (n) {
 		struct kid k = st[--n];
 		const struct profile_node *nd = &p->nodes[k.node];
@@ -160,7 +164,7 @@ levels_below(const struct report_outline *o, uint32_t x)
 			if (k.weight + 1 > levels)
 				levels = (uint32_t)k.weight + 1;
 			xgrow(&st, &cap, n + 1, sizeof(*st));
-			st[n++] = (struct kid){ c, k.weight + 1, 0 };
+			st[n++] = (struct kid){ c, k.weight + 1, 0, 0.0 };
 		}
 	}
 	free(st);
@@ -172,9 +176,11 @@ static struct kid
 cut_kid(struct report_outline *o, uint32_t x, const struct kid *kids,
 	size_t n)
 {
-	struct kid cut = { CUT_NODE, 0, levels_below(o, x) };
-	for (size_t i = 0; i < n; i++)
+	struct kid cut = { CUT_NODE, 0, levels_below(o, x), 0.0 };
+	for (size_t i = 0; i < n; i++) {
 		cut.weight += kids[i].weight;
+		cut.var += kids[i].var;
+	}
 	o->ncut++;
 	return cut;
 }
@@ -192,8 +198,8 @@ lay_out(struct report_outline *o)
 		struct todo t = st[--nst];
 		xgrow(&o->lines, &o->cap, o->nlines + 1, sizeof(*o->lines));
 		o->lines[o->nlines++] = (struct line){
-			t.kid.node, t.depth, t.kid.weight, t.kid.levels,
-			t.glyph, t.more,
+			t.kid.node, t.depth, t.kid.weight, t.kid.var,
+			t.kid.levels, t.glyph, t.more,
 		};
 		if (t.kid.node == NO_NODE || t.kid.node == CUT_NODE)
 			continue;
@@ -263,17 +269,21 @@ put_line(FILE *out, const struct report_outline *o, const struct line *l,
 {
 	const struct profile *p = o->p;
 	double pct = report_pct(l->weight, p->hdr.weight);
+	char err[24] = ""; /* --error-bars: the 95 % half-width */
+	if (report_error_bars)
+		snprintf(err, sizeof(err), "\u00b1%.2f",
+			 report_pct_err(p, l->weight, l->var));
 	if (l->node == NO_NODE) {
-		fprintf(out, "%s%.2f ... %zu\n", ind, pct, number);
+		fprintf(out, "%s%.2f%s ... %zu\n", ind, pct, err, number);
 		return;
 	}
 	if (l->node == CUT_NODE) {
-		fprintf(out, "%s%.2f [cut: %u more level%s] %zu\n", ind, pct,
-			l->levels, l->levels == 1 ? "" : "s", number);
+		fprintf(out, "%s%.2f%s [cut: %u more level%s] %zu\n", ind, pct,
+			err, l->levels, l->levels == 1 ? "" : "s", number);
 		return;
 	}
 	const struct profile_node *n = &p->nodes[l->node];
-	fprintf(out, "%s%.2f %s%s %zu\n", ind, pct,
+	fprintf(out, "%s%.2f%s %s%s %zu\n", ind, pct, err,
 		n->flags & PROFILE_NODE_ELIDED ? "... " : "",
 		p->funcs[n->func].text, number);
 }

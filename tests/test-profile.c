@@ -6,8 +6,10 @@
  * graph's edges and the collapse of hidden functions.
  */
 #include "profile.h"
+#include "report.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,57 @@ START_TEST(profile_self_and_total_per_function)
 	ck_assert_uint_eq(f.p->hdr.samples, 10);
 	ck_assert_uint_eq(f.p->hdr.weight, 100);
 	profile_free(f.p);
+}
+END_TEST
+
+/* The variance contributions add up as the weights do (a recursive
+ * function's total once per sample), survive the collapse of hidden
+ * functions, and give the binomial interval for samples of equal weight
+ * and the delta method's for others. */
+START_TEST(profile_variance_follows_weights)
+{
+	struct fixture f = make();
+	uint32_t s1[] = { f.main_, f.fact, f.fact, f.a };
+	uint32_t s2[] = { f.main_, f.b };
+	add(&f, s1, 4, 3, 10);
+	add(&f, s2, 2, 7, 10);
+	profile_finish(f.p);
+	const struct profile_func *fn = f.p->funcs;
+	ck_assert(fn[f.a].self_var == 300.0);
+	ck_assert(fn[f.fact].total_var == 300.0);
+	ck_assert(fn[f.main_].total_var == 1000.0);
+	ck_assert(f.p->hdr.var == 1000.0);
+	/* 3 of 10 equal samples: 1.96 sqrt(0.3 * 0.7 / 10), in points */
+	double want = 100 * 1.959964 * sqrt(0.3 * 0.7 / 10);
+	ck_assert_double_eq_tol(report_pct_err(f.p, fn[f.a].self,
+					       fn[f.a].self_var), want, 1e-9);
+	ck_assert_double_eq_tol(report_pct_err(f.p, fn[f.main_].total,
+					       fn[f.main_].total_var), 0.0,
+				1e-9);
+
+	bool hidden[16] = { false };
+	hidden[f.fact] = true;
+	struct profile *c = profile_collapse(f.p, hidden);
+	ck_assert(c->funcs[f.a].self_var == 300.0);
+	ck_assert(c->funcs[f.main_].total_var == 1000.0);
+	profile_free(c);
+	profile_free(f.p);
+
+	/* A part known exactly (variance 0) against a sampled rest. */
+	struct profile *p = profile_new(PROFILE_KIND_SPACE);
+	uint32_t m = profile_module(p, "/x");
+	uint32_t big = profile_add_func(p, m, "big", 0x10, 0);
+	uint32_t small = profile_add_func(p, m, "small", 0x20, 0);
+	uint32_t th = profile_thread(p, 1);
+	profile_add_samples(p, &big, 1, th, 600, 0.0, 1, 0);
+	profile_add_samples(p, &small, 1, th, 400, 400.0 * 300.0, 1, 0);
+	profile_finish(p);
+	/* s = 0.6: sqrt(0.6^2 * 120000) / 1000 */
+	want = 100 * 1.959964 * sqrt(0.36 * 120000.0) / 1000.0;
+	ck_assert_double_eq_tol(report_pct_err(p, p->funcs[big].self,
+					       p->funcs[big].self_var),
+				want, 1e-9);
+	profile_free(p);
 }
 END_TEST
 
@@ -558,6 +611,7 @@ profile_suite(void)
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, profile_self_and_total_per_function);
 	tcase_add_test(tc, profile_recursion_counts_once_per_sample);
+	tcase_add_test(tc, profile_variance_follows_weights);
 	tcase_add_test(tc, profile_tree_is_built_root_first);
 	tcase_add_test(tc, profile_orders_by_self_then_total_then_name);
 	tcase_add_test(tc, profile_labels_tell_same_names_apart);
