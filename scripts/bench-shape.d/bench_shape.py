@@ -94,6 +94,10 @@ class Loop:
 PROFRUN_DEFAULT = 'profrun (time+space)'
 PROFRUN_NO_TIME = 'profrun --no-time'
 PROFRUN_NO_SPACE = 'profrun --no-space'
+# The floor of a profiler that samples time and wraps the malloc family:
+# the 1 kHz signals to an empty handler and a malloc and free that only
+# jump to the real ones (scripts/bench-space.d/forward.c).
+FLOOR_FORWARD = 'floor 1 kHz + forwarding malloc'
 
 LOOPS = [
     Loop('getc/putc', 'loops', ['getc'], 200_000_000, 'chars', 1.05,
@@ -123,6 +127,7 @@ CONFIGS = [
     Config(PROFRUN_NO_SPACE, 'profrun', ['--no-space']),
     Config('gperftools 1 kHz', 'gperftools'),
     Config('floor 1 kHz', 'floor'),
+    Config(FLOOR_FORWARD, 'floor+forward'),
 ]
 
 
@@ -145,6 +150,9 @@ def build_programs(out):
         'floor.so': (['cc', '-O2', '-fPIC', '-shared'],
                      os.path.join('..', 'bench.d', 'floor.c'),
                      ['-pthread', '-ldl']),
+        'forward.so': (['cc', '-O2', '-fPIC', '-shared'],
+                       os.path.join('..', 'bench-space.d', 'forward.c'),
+                       ['-ldl']),
     }
     paths = {}
     for name, (cc, src, libs) in progs.items():
@@ -207,6 +215,9 @@ class Bench:
                        CPUPROFILE_FREQUENCY='1000')
         elif cfg.tool == 'floor':
             env.update(LD_PRELOAD=self.progs['floor.so'], FLOOR_HZ='1000')
+        elif cfg.tool == 'floor+forward':
+            env.update(LD_PRELOAD=self.progs['forward.so'] + ' ' +
+                       self.progs['floor.so'], FLOOR_HZ='1000')
         return argv, env
 
     def measure(self, cfg, loop, n):
@@ -385,13 +396,20 @@ def print_tables(res, cfgs, failures, args):
             also = f'; {PROFRUN_DEFAULT}: {r[PROFRUN_DEFAULT]:.3f}×'
         idle = r.get('idle thread (reference)')
         ref = f'; an idle second thread: {idle:.2f}×' if idle else ''
-        floor = r.get('floor 1 kHz')
+        # The loops that allocate pay a malloc-wrapping profiler's floor
+        # too: a jump to the real function at every call.
+        allocates = loop.mode[:1] in (['malloc'], ['calloc'])
+        flabel = FLOOR_FORWARD if allocates else 'floor 1 kHz'
+        floor = r.get(flabel)
         if floor and got is not None and loop.goal_config == PROFRUN_DEFAULT:
             # The goal restated against the machine's floor: what the
-            # same signals cost with an empty handler, measured in the
+            # same signals cost with an empty handler (and, for the
+            # allocating loops, a forwarding malloc), measured in the
             # same rounds, is no profiler's to save.
             excess = got - floor
-            ref += (f'; the floor (1 kHz signals, empty handler): '
+            what = ('1 kHz signals, empty handler, forwarding malloc'
+                    if allocates else '1 kHz signals, empty handler')
+            ref += (f'; the floor ({what}): '
                     f'{floor:.3f}×, profrun\'s excess over it '
                     f'{100 * excess:+.1f} % of bare (goal over the floor '
                     f'≤ {100 * (loop.goal - 1):.0f} %: '
