@@ -17,6 +17,7 @@ static const char *const names[EXPORT_FORMAT_MAX_] = {
 	[EXPORT_DOT] = "dot",
 	[EXPORT_PPROF] = "pprof",
 	[EXPORT_JSON] = "json",
+	[EXPORT_MLMON_COUNT] = "mlmon-count",
 };
 
 int
@@ -33,8 +34,8 @@ export_parse(const char *name, enum export_format *fmt)
 const char *
 export_names(void)
 {
-	return "lispworks, mlmon, sympro, sympro-json, folded, callgrind, "
-	       "dot, pprof, json";
+	return "lispworks, mlmon, mlmon-count, sympro, sympro-json, folded, "
+	       "callgrind, dot, pprof, json";
 }
 
 bool
@@ -52,6 +53,8 @@ export_write(FILE *out, enum export_format fmt, const struct profile *p,
 		return export_lispworks_write(out, p, opts);
 	case EXPORT_MLMON:
 		return export_mlmon_write(out, p, opts);
+	case EXPORT_MLMON_COUNT:
+		return export_mlmon_count_write(out, p, opts);
 	case EXPORT_SYMPRO:
 	case EXPORT_SYMPRO_JSON:
 		return export_sympro_write(out, p, opts,

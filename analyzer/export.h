@@ -26,6 +26,7 @@ enum export_format {
 	EXPORT_DOT,        /* Graphviz, as Racket's graph renderer */
 	EXPORT_PPROF,      /* gzipped profile.proto */
 	EXPORT_JSON,       /* the whole model (report_json.h) */
+	EXPORT_MLMON_COUNT, /* mlmon.out of exact call counts ("count") */
 	EXPORT_FORMAT_MAX_,
 };
 
@@ -67,6 +68,11 @@ export_lispworks_write(FILE *out, const struct profile *p,
 int
 export_mlmon_write(FILE *out, const struct profile *p,
 		   const struct export_opts *opts);
+/* mlmon.out of kind "count" (mlton -profile count): each function's exact
+ * calls, 0 for one whose calls were not counted. */
+int
+export_mlmon_count_write(FILE *out, const struct profile *p,
+			 const struct export_opts *opts);
 /* bare: the message list alone (sympro-json), else report_data.js. */
 int
 export_sympro_write(FILE *out, const struct profile *p,

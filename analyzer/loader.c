@@ -157,6 +157,7 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		struct spool_alloc al;
 		struct spool_free fr;
 		struct spool_call_counts cc;
+		struct spool_call_arcs ca;
 	} u;
 	int ret = 0;
 
@@ -201,6 +202,9 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 	case SPOOL_REC_CALL_COUNTS:
 		if (!(ret = spool_get_call_counts(r, &u.cc)))
 			space_log_calls(&l->space, &u.cc);
+		break;
+	case SPOOL_REC_CALL_ARCS:
+		ret = spool_get_call_arcs(r, &u.ca); /* taken in the second pass */
 		break;
 	case SPOOL_REC_FOOTER:
 		if (!(ret = spool_get_footer(r, &p1->footer)))
@@ -377,6 +381,31 @@ build_stack(struct load *l, const struct spool_sample *s)
 	return n;
 }
 
+/* A CALL_ARCS record of a wanted thread: each arc's callee is resolved
+ * from its entry address (not a return address), its caller from the
+ * return address into it, at the time the record was written. */
+static void
+take_arcs(struct load *l, const struct spool_rec *r,
+	  const struct loader_opts *opts)
+{
+	struct spool_call_arcs ca;
+	if (spool_get_call_arcs(r, &ca) != 0 ||
+	    (opts && !thread_wanted(l, opts, ca.tid)))
+		return;
+	l->prof->hdr.calls_missed = sat_add(l->prof->hdr.calls_missed,
+					    ca.missed);
+	for (uint32_t i = 0; i < ca.n; i++) {
+		struct spool_call_arc a = spool_call_arc_at(&ca, i);
+		if (!a.count)
+			continue;
+		uint32_t callee = resolver_pc(l->res, a.fn, ca.time_ns, false);
+		uint32_t caller = a.site ? resolver_pc(l->res, a.site,
+						       ca.time_ns, true)
+					 : PROFILE_NONE;
+		profile_add_calls(l->prof, caller, callee, a.count);
+	}
+}
+
 static void
 second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	    const struct loader_opts *opts)
@@ -386,6 +415,10 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	struct profile *p = l->prof;
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		if (r.type == SPOOL_REC_CALL_ARCS) {
+			take_arcs(l, &r, opts);
+			continue;
+		}
 		if (r.type != SPOOL_REC_SAMPLE || spool_get_sample(&r, &s) != 0 ||
 		    s.kind != SPOOL_SAMPLE_TIME ||
 		    (opts && !thread_wanted(l, opts, s.tid)))
@@ -411,6 +444,10 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 	size_t k = 0;
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		if (r.type == SPOOL_REC_CALL_ARCS) {
+			take_arcs(l, &r, opts);
+			continue;
+		}
 		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
 		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)))
 			continue;

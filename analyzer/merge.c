@@ -138,6 +138,18 @@ merge_samples(struct merge *m, const struct profile *src, const uint32_t *map)
 	}
 }
 
+/* The exact call counts add up, arc by arc. */
+static void
+merge_calls(struct merge *m, const struct profile *src, const uint32_t *map)
+{
+	for (size_t i = 0; i < src->narcs; i++) {
+		const struct profile_arc *a = &src->arcs[i];
+		uint32_t caller = a->caller == PROFILE_NONE ? PROFILE_NONE
+							    : map[a->caller];
+		profile_add_calls(m->d, caller, map[a->callee], a->count);
+	}
+}
+
 /* The header: the first profile's description, the sums of all. */
 static void
 merge_header(struct profile_header *h, const struct profile_header *s,
@@ -173,6 +185,7 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 	h->footer_threads = sat_add(h->footer_threads, s->footer_threads);
 	h->clone_processes = sat_add(h->clone_processes, s->clone_processes);
 	h->clone_threads = sat_add(h->clone_threads, s->clone_threads);
+	h->calls_missed = sat_add(h->calls_missed, s->calls_missed);
 	for (int c = 0; c < SPOOL_DROP_MAX_; c++)
 		h->drops[c] = sat_add(h->drops[c], s->drops[c]);
 	/* A count that was corrupt in one spool is unknown in the sum. */
@@ -206,6 +219,7 @@ merge_profiles(struct profile *const *ps, size_t n)
 			map[f] = intern(&m, src, (uint32_t)f);
 		merge_threads(&m, src);
 		merge_samples(&m, src, map);
+		merge_calls(&m, src, map);
 		free(map);
 	}
 	/* Each process has a peak of its own; their sum has no moment. */

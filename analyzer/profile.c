@@ -87,6 +87,7 @@ profile_new(enum profile_kind kind)
 	p->hdr.kind = kind;
 	hmap_init(&p->tids);
 	hmap_init(&p->classes);
+	hmap_init(&p->arc_ids);
 	new_node(p, PROFILE_NONE, PROFILE_NONE);
 	return p;
 }
@@ -119,6 +120,8 @@ profile_free(struct profile *p)
 	free(p->threads);
 	free(p->samples);
 	free(p->edges);
+	free(p->arcs);
+	hmap_free(&p->arc_ids);
 	free(p->label_rank);
 	free(p->edges_out);
 	free(p->edges_in);
@@ -669,6 +672,52 @@ profile_callers(const struct profile *p, uint32_t func, size_t *n)
 	return p->edges_in + p->in_start[s];
 }
 
+/* ---- exact call counts ---- */
+
+void
+profile_add_calls(struct profile *p, uint32_t caller, uint32_t callee,
+		  uint64_t count)
+{
+	bool found;
+	uint64_t *ref = hmap_ref(&p->arc_ids, (uint64_t)caller << 32 | callee,
+				 &found);
+	if (!found) {
+		xgrow(&p->arcs, &p->arcs_cap, p->narcs + 1, sizeof(*p->arcs));
+		p->arcs[p->narcs] = (struct profile_arc){ caller, callee, 0 };
+		*ref = p->narcs++;
+	}
+	p->arcs[*ref].count += count;
+}
+
+/* Adds the arcs up per function and puts each on its call-graph edge,
+ * when the samples have one. */
+static void
+credit_calls(struct profile *p)
+{
+	for (size_t i = 0; i < p->narcs; i++) {
+		const struct profile_arc *a = &p->arcs[i];
+		struct profile_func *f = &p->funcs[a->callee];
+		f->flags |= PROFILE_FUNC_COUNTED;
+		f->calls += a->count;
+		size_t n;
+		const uint32_t *in = profile_callers(p, a->callee, &n);
+		for (size_t k = 0; k < n; k++) {
+			struct profile_edge *e = &p->edges[in[k]];
+			if (e->caller != a->caller)
+				continue;
+			e->counted = true;
+			e->calls += a->count;
+			break;
+		}
+	}
+}
+
+bool
+profile_has_calls(const struct profile *p)
+{
+	return p->narcs > 0;
+}
+
 /* ---- finishing ---- */
 
 void
@@ -695,6 +744,7 @@ profile_finish(struct profile *p)
 	hmap_init(&p->classes);
 	make_labels(p);
 	build_graph(p);
+	credit_calls(p);
 }
 
 static int
@@ -800,6 +850,10 @@ copy_frame(const struct profile *src, bool share_names)
 		if (t->name)
 			profile_thread_set_name(d, k, t->name, strlen(t->name));
 	}
+	/* Function ids stay: the arcs stay on their functions. */
+	for (size_t i = 0; i < src->narcs; i++)
+		profile_add_calls(d, src->arcs[i].caller, src->arcs[i].callee,
+				  src->arcs[i].count);
 	return d;
 }
 

@@ -86,6 +86,7 @@ struct profile_space {
 /* Set by profile_finish(): */
 #define PROFILE_FUNC_ELIDED 0x10u    /* absorbed hidden callees: "... f" */
 #define PROFILE_FUNC_RECURSIVE 0x20u /* twice on some sample's stack */
+#define PROFILE_FUNC_COUNTED 0x40u   /* its calls were counted (arcs) */
 
 /* profile_node.flags */
 #define PROFILE_NODE_ELIDED 0x1u /* hidden frames were collapsed into it */
@@ -114,6 +115,9 @@ struct profile_func {
 	/* Part of self that hidden callees with nothing displayable below
 	 * them spent (already included in self). */
 	uint64_t elided;
+	/* Exact calls (the sum of the arcs into it), when
+	 * PROFILE_FUNC_COUNTED; else 0 and not known. */
+	uint64_t calls;
 };
 
 struct profile_node {
@@ -148,6 +152,17 @@ struct profile_edge {
 	uint32_t caller, callee;
 	uint64_t weight, samples;
 	double caller_time, callee_time;
+	/* Exact calls of callee by caller (an arc), when counted. */
+	bool counted;
+	uint64_t calls;
+};
+
+/* Exact calls of callee made from caller (CALL_ARCS records of code
+ * compiled with -finstrument-functions), all wanted threads together.
+ * Independent of the samples: an arc need not be on any sampled stack. */
+struct profile_arc {
+	uint32_t caller, callee;
+	uint64_t count;
 };
 
 struct profile_thread {
@@ -221,6 +236,8 @@ struct profile_header {
 	uint32_t end_signal;      /* FOOTER.end_signal */
 	uint32_t spools;          /* spools (process images) merged, 1 or
 				   * more (0: not set by a loader) */
+	/* CALL_ARCS: calls the counters could not count (wanted threads). */
+	uint64_t calls_missed;
 	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 
@@ -247,6 +264,10 @@ struct profile {
 	 * profile_callers() and profile_callees(). */
 	struct profile_edge *edges;
 	size_t nedges;
+	/* Exact call counts, by (caller, callee); see profile_add_calls(). */
+	struct profile_arc *arcs;
+	size_t narcs, arcs_cap;
+	struct hmap arc_ids; /* caller << 32 | callee -> index in arcs */
 	/* private */
 	uint32_t *edges_out, *edges_in; /* edge ids grouped by caller/callee */
 	uint32_t *out_start, *in_start; /* nfuncs + 2 offsets each */
@@ -332,6 +353,18 @@ uint32_t
 profile_add_samples(struct profile *p, const uint32_t *funcs, size_t n,
 		    uint32_t thread, uint64_t weight, double var,
 		    uint64_t count, uint16_t flags);
+
+/* Adds count exact calls of callee from caller (function ids; caller
+ * PROFILE_NONE when the call site is not known). Before
+ * profile_finish(), which adds them up per function
+ * (PROFILE_FUNC_COUNTED, calls) and per call-graph edge. */
+void
+profile_add_calls(struct profile *p, uint32_t caller, uint32_t callee,
+		  uint64_t count);
+
+/* Whether any function's calls were counted. Needs profile_finish(). */
+bool
+profile_has_calls(const struct profile *p);
 
 /* Derives the per-function figures and labels. Call once, after the last
  * sample; the profile is read-only afterwards. */

@@ -9,6 +9,8 @@
  */
 #include "report.h"
 
+#include "callcount.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -397,6 +399,7 @@ space_header(FILE *out, const struct profile *p)
 	unseen_line(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
+	callcount_header(out, p);
 }
 
 bool
@@ -461,6 +464,7 @@ report_header(FILE *out, const struct profile *p)
 	unsampled_lines(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
+	callcount_header(out, p);
 }
 
 const char *

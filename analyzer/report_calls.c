@@ -8,6 +8,7 @@
 
 #include "spool.h"
 #include "textesc.h"
+#include "xmalloc.h"
 
 /* "1,234,567" into buf. */
 static const char *
@@ -65,17 +66,13 @@ listing(FILE *out, const uint64_t *calls)
 		fputs("No calls.\n", out);
 }
 
-void
-report_calls_write(FILE *out, const struct profile *p)
+/* The malloc family's counts, all threads, then each thread's when there
+ * are several. */
+static void
+alloc_counts(FILE *out, const struct profile *p)
 {
 	size_t nthreads = 0;
 
-	if (!p->hdr.space.has_calls) {
-		fputs("No call counts: the spool has no CALL_COUNTS record (a "
-		      "program killed before it ended, or an older profrun).\n",
-		      out);
-		return;
-	}
 	listing(out, p->hdr.space.calls);
 	for (size_t i = 0; i < p->nthreads; i++)
 		nthreads += p->threads[i].has_calls;
@@ -94,4 +91,65 @@ report_calls_write(FILE *out, const struct profile *p)
 		fputs(":\n", out);
 		listing(out, t->calls);
 	}
+}
+
+static int
+cmp_func_calls(const void *pa, const void *pb, void *arg)
+{
+	const struct profile *p = arg;
+	const struct profile_func *a = &p->funcs[*(const uint32_t *)pa];
+	const struct profile_func *b = &p->funcs[*(const uint32_t *)pb];
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return strcmp(a->text, b->text);
+}
+
+/* The functions compiled with -finstrument-functions (exact counts of
+ * every call, callcount.h), most called first; hidden ones left out. */
+static void
+instrumented_counts(FILE *out, const struct profile *p)
+{
+	uint32_t *ids = xcalloc(p->nfuncs + 1, sizeof(*ids));
+	size_t n = 0;
+	char buf[32];
+	int width = 1;
+
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct profile_func *f = &p->funcs[i];
+		if (!(f->flags & PROFILE_FUNC_COUNTED) ||
+		    (f->flags & PROFILE_FUNC_HIDDEN))
+			continue;
+		ids[n++] = (uint32_t)i;
+		int w = (int)strlen(with_commas(buf, sizeof(buf), f->calls));
+		if (w > width)
+			width = w;
+	}
+	qsort_r(ids, n, sizeof(*ids), cmp_func_calls, (void *)p);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_func *f = &p->funcs[ids[i]];
+		fprintf(out, "%*s\t%s\n", width,
+			with_commas(buf, sizeof(buf), f->calls), f->text);
+	}
+	free(ids);
+}
+
+void
+report_calls_write(FILE *out, const struct profile *p)
+{
+	bool arcs = profile_has_calls(p);
+
+	if (!p->hdr.space.has_calls && !arcs) {
+		fputs("No call counts: the spool has no CALL_COUNTS record (a "
+		      "program killed before it ended, or an older profrun).\n",
+		      out);
+		return;
+	}
+	if (p->hdr.space.has_calls)
+		alloc_counts(out, p);
+	if (!arcs)
+		return;
+	if (p->hdr.space.has_calls)
+		fputc('\n', out);
+	fputs("Functions compiled with -finstrument-functions:\n", out);
+	instrumented_counts(out, p);
 }

@@ -3,8 +3,9 @@
  *
  * The columns are Allegro's; seconds get two decimals instead of one
  * because native programs are often profiled for well under a second.
- * The calls and ms/call columns stay blank: time profiles have no exact
- * call counts (yet), and a blank says so better than a made-up number.
+ * The calls and ms/call columns hold the exact counts of functions
+ * compiled with -finstrument-functions (callcount.h) and stay blank for
+ * the others: a blank says so better than a made-up number.
  * % Cum. is the running sum of % Time in the printed order, computed on
  * the exact values so rounding does not accumulate. The profile it reads
  * has hidden functions collapsed already (see hide.h): a function that
@@ -15,6 +16,7 @@
 
 #include <stdlib.h>
 
+#include "callcount.h"
 #include "report.h"
 #include "space.h"
 
@@ -77,8 +79,12 @@ space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 	const struct profile_func *f = &p->funcs[id];
 	char calls[24] = "", self_per[24] = "", total_per[24] = "", err[16];
 	int fn = space_wrapper_fn(p, id);
-	if (fn >= 0 && p->hdr.space.has_calls && p->hdr.space.calls[fn]) {
-		uint64_t n = p->hdr.space.calls[fn];
+	uint64_t n = 0;
+	if (f->flags & PROFILE_FUNC_COUNTED) /* -finstrument-functions */
+		n = f->calls;
+	else if (fn >= 0 && p->hdr.space.has_calls)
+		n = p->hdr.space.calls[fn];
+	if (n) {
 		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)n);
 		snprintf(self_per, sizeof(self_per), "%.0f",
 			 (double)f->self / (double)n);
@@ -91,12 +97,24 @@ space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 }
 
 static void
+time_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
+{
+	const struct profile_func *f = &p->funcs[id];
+	char calls[24], self_per[24], total_per[24], err[16];
+	callcount_flat_columns(p, id, calls, self_per, total_per,
+			       sizeof(calls));
+	fprintf(out, ROW_FMT, report_pct(f->self, p->hdr.weight),
+		err_cell(err, sizeof(err), p, f), cum_pct,
+		report_seconds(f->self), report_seconds(f->total), calls,
+		self_per, total_per, report_elided_mark(f), f->text);
+}
+
+static void
 table_rows(FILE *out, const struct profile *p, double threshold)
 {
 	size_t n;
 	uint32_t *ids = profile_funcs_by_self(p, &n);
 	uint64_t whole = p->hdr.weight, cum = 0;
-	char err[16];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_func *f = &p->funcs[ids[i]];
@@ -110,10 +128,7 @@ table_rows(FILE *out, const struct profile *p, double threshold)
 			space_row(out, p, ids[i], report_pct(cum, whole));
 			continue;
 		}
-		fprintf(out, ROW_FMT, self_pct, err_cell(err, sizeof(err), p, f),
-			report_pct(cum, whole),
-			report_seconds(f->self), report_seconds(f->total), "",
-			"", "", report_elided_mark(f), f->text);
+		time_row(out, p, ids[i], report_pct(cum, whole));
 	}
 	free(ids);
 }

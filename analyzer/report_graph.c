@@ -11,12 +11,16 @@
  * each of them carries Allegro's "r" after the local %. A function that
  * absorbed hidden callees with nothing displayable below them gets a
  * child line "..." for that time, so its children still add up.
+ * With exact call counts (-finstrument-functions, callcount.h) a time
+ * profile's graph has one more column, gprof's "called": the function's
+ * calls on its own line, called/total on its parent and child lines.
  */
 #include "report_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "callcount.h"
 #include "report.h"
 #include "xmalloc.h"
 
@@ -24,15 +28,21 @@
  * Kbytes (none): report_value() with report_value_decimals(). */
 #define ENTRY_FMT "%5.1f%s %5.1f%s %7.*f %5.1f  ==> %s%s\n"
 #define SUB_FMT "            %s%7.*f %5.1f%c       %s%s\n"
+#define RULE "-----------------------------------------------------\n"
+/* With exact call counts (callcount.h), a calls column before the name. */
+#define CALLS_ENTRY_FMT "%5.1f%s %5.1f%s %7.*f %5.1f %16s  ==> %s%s\n"
+#define CALLS_SUB_FMT "            %s%7.*f %5.1f%c %15s       %s%s\n"
 /* With --error-bars: after each share of the entry line, the half-width
- * of its 95 % interval in points, and the parent and child lines
- * indented by those two columns. */
+ * of its 95 % interval in points (ERR_FMT), and the parent and child
+ * lines indented by those two columns (ERR_INDENT). */
 #define ERR_FMT " %5.1f"
 #define ERR_INDENT "            "
-#define RULE "-----------------------------------------------------\n"
+#define CALLS_RULE                                                           \
+	"----------------------------------------------------------------------\n"
 
 /* One parent or child line. */
 struct sub {
+	const struct profile_edge *edge; /* NULL for "..." */
 	uint64_t weight;
 	const char *mark;  /* "... " or "" */
 	const char *label;
@@ -58,22 +68,36 @@ heading(FILE *out, const struct profile *p,
 	report_header(out, p);
 }
 
+/* With call counts: the time profile's graph has a calls column. */
+static bool
+with_calls(const struct profile *p)
+{
+	return profile_has_calls(p) && p->hdr.kind != PROFILE_KIND_SPACE;
+}
+
 static void
 table_head(FILE *out, const struct profile *p)
 {
 	bool space = p->hdr.kind == PROFILE_KIND_SPACE;
-	if (!report_error_bars) {
-		fputs("  %     %                       Parent\n"
-		      " self total   total local  Function\n", out);
-		fputs(space ? " Mem.  Mem.   Kbyte   %         Child\n\n"
-			    : " Time  Time    secs   %         Child\n\n", out);
-		return;
-	}
-	fputs("  %     \u00b1     %     \u00b1                       Parent\n"
-	      " self        total        total local  Function\n", out);
-	fputs(space ? " Mem.        Mem.         Kbyte   %         Child\n\n"
-		    : " Time        Time          secs   %         Child\n\n",
-	      out);
+	bool eb = report_error_bars;
+	/* The two share columns, 12 wider with their error bars; then the
+	 * rest, with or without the calls column. */
+	fputs(eb ? "  %     \u00b1     %     \u00b1" : "  %     %", out);
+	fputs(with_calls(p) ? "                                        Parent\n"
+			    : "                       Parent\n", out);
+	fputs(eb ? " self        total     " : " self total", out);
+	fputs(with_calls(p) ? "   total local           called  Function\n"
+			    : "   total local  Function\n", out);
+	if (eb)
+		fputs(space ? " Mem.        Mem.      " : " Time        Time      ",
+		      out);
+	else
+		fputs(space ? " Mem.  Mem." : " Time  Time", out);
+	if (with_calls(p))
+		fputs("    secs   %       called/total       Child\n\n", out);
+	else
+		fputs(space ? "   Kbyte   %         Child\n\n"
+			    : "    secs   %         Child\n\n", out);
 }
 
 static int
@@ -99,16 +123,63 @@ collect(const struct profile *p, uint32_t f, bool parents, struct sub *subs)
 		uint32_t other = parents ? x->caller : x->callee;
 		if (other == PROFILE_NONE)
 			continue;
-		subs[k++] = (struct sub){ x->weight,
+		subs[k++] = (struct sub){ x, x->weight,
 					  report_elided_mark(&p->funcs[other]),
 					  p->funcs[other].label,
 					  p->funcs[other].text };
 	}
 	if (!parents && p->funcs[f].elided)
-		subs[k++] = (struct sub){ p->funcs[f].elided, "", "...",
+		subs[k++] = (struct sub){ NULL, p->funcs[f].elided, "", "...",
 					  "..." };
 	qsort(subs, k, sizeof(*subs), cmp_sub);
 	return k;
+}
+
+static void
+sub_line(FILE *out, const struct profile *p, const struct sub *s,
+	 double local, char r)
+{
+	char calls[48] = "";
+	const char *indent = report_error_bars ? ERR_INDENT : "";
+	if (!with_calls(p)) {
+		fprintf(out, SUB_FMT, indent, report_value_decimals(p),
+			report_value(p, s->weight), local, r, s->mark,
+			s->text);
+		return;
+	}
+	if (s->edge)
+		callcount_graph_edge(p, s->edge, calls, sizeof(calls));
+	fprintf(out, CALLS_SUB_FMT, indent, report_value_decimals(p),
+		report_value(p, s->weight), local, r, calls, s->mark, s->text);
+}
+
+static void
+entry_line(FILE *out, const struct profile *p, uint32_t f)
+{
+	const struct profile_func *fn = &p->funcs[f];
+	uint64_t whole = p->hdr.weight;
+	char calls[48], self_err[16] = "", total_err[16] = "";
+	if (report_error_bars) {
+		snprintf(self_err, sizeof(self_err), ERR_FMT,
+			 report_pct_err(p, fn->self, fn->self_var));
+		snprintf(total_err, sizeof(total_err), ERR_FMT,
+			 report_pct_err(p, fn->total, fn->total_var));
+	}
+	if (!with_calls(p)) {
+		fprintf(out, ENTRY_FMT, report_pct(fn->self, whole), self_err,
+			report_pct(fn->total, whole), total_err,
+			report_value_decimals(p),
+			report_value(p, fn->total),
+			report_pct(fn->self, fn->total), report_elided_mark(fn),
+			fn->text);
+		return;
+	}
+	callcount_graph_primary(p, f, calls, sizeof(calls));
+	fprintf(out, CALLS_ENTRY_FMT, report_pct(fn->self, whole), self_err,
+		report_pct(fn->total, whole), total_err,
+		report_value_decimals(p),
+		report_value(p, fn->total), report_pct(fn->self, fn->total),
+		calls, report_elided_mark(fn), fn->text);
 }
 
 static void
@@ -123,10 +194,7 @@ sub_lines(FILE *out, const struct profile *p, uint32_t f, bool parents,
 		double local = report_pct(buf[i].weight, fn->total);
 		if (local + 1e-9 < o->fractional_pct)
 			continue;
-		fprintf(out, SUB_FMT, report_error_bars ? ERR_INDENT : "",
-			report_value_decimals(p),
-			report_value(p, buf[i].weight), local, r,
-			buf[i].mark, buf[i].text);
+		sub_line(out, p, &buf[i], local, r);
 	}
 }
 
@@ -134,25 +202,10 @@ static void
 entry(FILE *out, const struct profile *p, uint32_t f,
       const struct report_graph_opts *o, struct sub *buf)
 {
-	const struct profile_func *fn = &p->funcs[f];
-	uint64_t whole = p->hdr.weight;
-	char self_err[16] = "", total_err[16] = "";
-
-	if (report_error_bars) {
-		snprintf(self_err, sizeof(self_err), ERR_FMT,
-			 report_pct_err(p, fn->self, fn->self_var));
-		snprintf(total_err, sizeof(total_err), ERR_FMT,
-			 report_pct_err(p, fn->total, fn->total_var));
-	}
 	sub_lines(out, p, f, true, o, buf);
-	fprintf(out, ENTRY_FMT, report_pct(fn->self, whole), self_err,
-		report_pct(fn->total, whole), total_err,
-		report_value_decimals(p),
-		report_value(p, fn->total),
-		report_pct(fn->self, fn->total), report_elided_mark(fn),
-		fn->text);
+	entry_line(out, p, f);
 	sub_lines(out, p, f, false, o, buf);
-	fputs(RULE, out);
+	fputs(with_calls(p) ? CALLS_RULE : RULE, out);
 }
 
 void

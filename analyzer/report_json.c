@@ -197,6 +197,10 @@ common:
 	 * left out of time profiles, whose exports keep their shape.) */
 	if (h->kind == PROFILE_KIND_SPACE || h->space.has_calls)
 		write_call_counts(j, &h->space);
+	if (profile_has_calls(p) || h->calls_missed) {
+		json_key(j, "calls_missed");
+		json_uint(j, h->calls_missed);
+	}
 }
 
 /* A weight under key: seconds (nine decimals) in a time profile, bytes
@@ -255,7 +259,9 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	/* Exact counts exist only for the malloc-family wrappers. */
 	int fn = space_wrapper_fn(p, id);
 	json_key(j, "calls");
-	if (fn >= 0 && p->hdr.space.has_calls)
+	if (f->flags & PROFILE_FUNC_COUNTED) /* -finstrument-functions */
+		json_uint(j, f->calls);
+	else if (fn >= 0 && p->hdr.space.has_calls)
 		json_uint(j, p->hdr.space.calls[fn]);
 	else
 		json_null(j);
@@ -279,6 +285,48 @@ report_json_funcs(const struct profile *p, size_t *n)
 	return ids;
 }
 
+/* An edge's exact calls, in profiles that have counts (a spool without
+ * them keeps the shape it had). */
+static void
+write_edge_calls(struct json *j, const struct profile *p,
+		 const struct profile_edge *e)
+{
+	if (!profile_has_calls(p))
+		return;
+	json_key(j, "calls");
+	if (e->counted)
+		json_uint(j, e->calls);
+	else
+		json_null(j);
+}
+
+/* Every counted arc between two listed functions, sampled or not:
+ * {"caller", "callee", "calls"}, by their places in "functions". */
+static void
+write_call_arcs(struct json *j, const struct profile *p, const uint32_t *pos,
+		const bool *listed)
+{
+	if (!profile_has_calls(p))
+		return;
+	json_key(j, "call_arcs");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->narcs; i++) {
+		const struct profile_arc *a = &p->arcs[i];
+		if (a->caller == PROFILE_NONE || !listed[a->caller] ||
+		    !listed[a->callee])
+			continue;
+		json_begin_object(j);
+		json_key(j, "caller");
+		json_uint(j, pos[a->caller]);
+		json_key(j, "callee");
+		json_uint(j, pos[a->callee]);
+		json_key(j, "calls");
+		json_uint(j, a->count);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 static void
 write_edges(struct json *j, const struct profile *p, const uint32_t *pos)
 {
@@ -300,6 +348,7 @@ write_edges(struct json *j, const struct profile *p, const uint32_t *pos)
 			   e->caller_time);
 		key_weight(j, p, "callee_seconds", "callee_bytes",
 			   e->callee_time);
+		write_edge_calls(j, p, e);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -405,9 +454,12 @@ report_json_write(FILE *out, const struct profile *p)
 	size_t n;
 	uint32_t *ids = report_json_funcs(p, &n);
 	uint32_t *pos = xcalloc(p->nfuncs + 1, sizeof(*pos));
+	bool *listed = xcalloc(p->nfuncs + 1, sizeof(*listed));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		pos[ids[i]] = (uint32_t)i;
+		listed[ids[i]] = true;
+	}
 	json_init(&j, out);
 	json_begin_object(&j);
 	write_header(&j, p);
@@ -417,11 +469,13 @@ report_json_write(FILE *out, const struct profile *p)
 		write_function(&j, p, ids[i]);
 	json_end_array(&j);
 	write_edges(&j, p, pos);
+	write_call_arcs(&j, p, pos, listed);
 	write_tree(&j, p, pos);
 	write_modules(&j, p);
 	write_thread_list(&j, p);
 	json_end_object(&j);
 	json_finish(&j);
+	free(listed);
 	free(pos);
 	free(ids);
 }

@@ -350,6 +350,26 @@ spool_put_call_counts(struct spool_buf *b, uint32_t tid,
 	return rec_end(b, &w);
 }
 
+int
+spool_put_call_arcs(struct spool_buf *b, const struct spool_call_arcs *c,
+		    const struct spool_call_arc *arcs)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_CALL_ARCS,
+		      8 + 4 + 4 + 8 + (size_t)c->n * SPOOL_CALL_ARC_LEN))
+		return -ENOSPC;
+	w_u64(&w, c->time_ns);
+	w_u32(&w, c->tid);
+	w_u32(&w, c->n);
+	w_u64(&w, c->missed);
+	for (uint32_t i = 0; i < c->n; i++) {
+		w_u64(&w, arcs[i].fn);
+		w_u64(&w, arcs[i].site);
+		w_u64(&w, arcs[i].count);
+	}
+	return rec_end(b, &w);
+}
+
 /* ---- decoder ---- */
 
 static uint16_t
@@ -719,6 +739,29 @@ spool_get_call_counts(const struct spool_rec *rec,
 		return -EBADMSG;
 	out->counts_raw = r_take(&r, out->n * 8);
 	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_call_arcs(const struct spool_rec *rec, struct spool_call_arcs *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->time_ns = r_u64(&r);
+	out->tid = r_u32(&r);
+	out->n = r_u32(&r);
+	out->missed = r_u64(&r);
+	if (out->n > SPOOL_REC_MAX_LEN / SPOOL_CALL_ARC_LEN)
+		return -EBADMSG;
+	out->arcs_raw = r_take(&r, out->n * SPOOL_CALL_ARC_LEN);
+	return r.bad ? -EBADMSG : 0;
+}
+
+struct spool_call_arc
+spool_call_arc_at(const struct spool_call_arcs *c, uint32_t i)
+{
+	const uint8_t *p = c->arcs_raw + (size_t)i * SPOOL_CALL_ARC_LEN;
+	return (struct spool_call_arc){ get_u64(p), get_u64(p + 8),
+					get_u64(p + 16) };
 }
 
 uint64_t

@@ -32,7 +32,8 @@
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
-#define SPOOL_MINOR 1 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU */
+#define SPOOL_MINOR 2 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
+			 * 2: CALL_ARCS */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -53,6 +54,7 @@ enum spool_rec_type {
 	SPOOL_REC_ALLOC = 8,
 	SPOOL_REC_FREE = 9,
 	SPOOL_REC_CALL_COUNTS = 10,
+	SPOOL_REC_CALL_ARCS = 11, /* format 2.2 */
 };
 
 /* Time source of CPU-time samples (PROCESS.timer). */
@@ -258,6 +260,34 @@ struct spool_call_counts {
 	const uint8_t *counts_raw;
 };
 
+/* Exact counts of the calls of functions compiled with
+ * -finstrument-functions (format 2.2), made by one thread since its
+ * previous CALL_ARCS record (a reader adds them up): each arc is the
+ * entry address of the called function (fn), the return address of the
+ * call in its caller (site) and the number of calls. missed counts calls
+ * the thread made that could not be counted (the library's counter was
+ * busy, or had no room). */
+struct spool_call_arcs {
+	uint64_t time_ns; /* CLOCK_MONOTONIC when the record was written */
+	uint32_t tid;
+	uint32_t n;       /* arcs in the record */
+	uint64_t missed;
+	const uint8_t *arcs_raw;
+};
+
+/* One arc of CALL_ARCS, native-endian (the encoder's input). */
+struct spool_call_arc {
+	uint64_t fn;
+	uint64_t site;
+	uint64_t count;
+};
+
+/* Bytes of one arc in a CALL_ARCS record. */
+#define SPOOL_CALL_ARC_LEN 24u
+/* Bytes of a CALL_ARCS record of n arcs, header included. */
+#define SPOOL_CALL_ARCS_SIZE(n) \
+	(SPOOL_REC_HEADER_LEN + 8u + 4u + 4u + 8u + (n) * SPOOL_CALL_ARC_LEN)
+
 /* How the process image ended (FOOTER.end_reason). */
 enum spool_end {
 	SPOOL_END_UNKNOWN = 0, /* a spool written before this field existed */
@@ -343,6 +373,11 @@ int
 spool_put_call_counts(struct spool_buf *b, uint32_t tid,
 		      const uint64_t *counts, uint32_t n);
 
+/* arcs: c->n arcs (c->arcs_raw is ignored). */
+int
+spool_put_call_arcs(struct spool_buf *b, const struct spool_call_arcs *c,
+		    const struct spool_call_arc *arcs);
+
 /* Size in bytes of an ALLOC record (header included) of this depth. */
 size_t
 spool_alloc_size(uint32_t depth);
@@ -412,6 +447,12 @@ spool_get_free(const struct spool_rec *r, struct spool_free *out);
 int
 spool_get_call_counts(const struct spool_rec *r,
 		      struct spool_call_counts *out);
+int
+spool_get_call_arcs(const struct spool_rec *r, struct spool_call_arcs *out);
+
+/* The i-th arc of a decoded CALL_ARCS (i < n). */
+struct spool_call_arc
+spool_call_arc_at(const struct spool_call_arcs *c, uint32_t i);
 
 /* The i-th PC of a decoded ALLOC (i < depth). */
 uint64_t

@@ -14,6 +14,13 @@ static _Atomic int toggled_off;   /* by the toggle signal */
 static _Atomic int limit_reached; /* max samples taken */
 static _Atomic uint64_t taken;
 
+/* The pause depth in the low bits, beside one bit each for the toggle
+ * and the limit: updated with atomic adds, xors and ors alongside the
+ * counters above, so that concurrent changes do not lose one another. */
+#define SHUT_TOGGLED (1u << 24)
+#define SHUT_LIMIT (1u << 25)
+_Atomic unsigned gate_shut;
+
 /* Whether now lies before the delay or after the duration. */
 static int
 timed_off(void)
@@ -31,6 +38,8 @@ gate_init(int paused, int toggled)
 {
 	atomic_store(&pause_depth, paused);
 	atomic_store(&toggled_off, toggled);
+	atomic_store(&gate_shut, (paused ? 1u : 0u) |
+				 (toggled ? SHUT_TOGGLED : 0u));
 }
 
 int
@@ -46,14 +55,17 @@ void
 gate_count_sample(void)
 {
 	uint64_t max = prof_state.cfg.max_samples;
-	if (max && atomic_fetch_add(&taken, 1) + 1 >= max)
+	if (max && atomic_fetch_add(&taken, 1) + 1 >= max) {
 		atomic_store(&limit_reached, 1);
+		atomic_fetch_or(&gate_shut, SHUT_LIMIT);
+	}
 }
 
 void
 gate_pause(void)
 {
 	atomic_fetch_add(&pause_depth, 1);
+	atomic_fetch_add(&gate_shut, 1);
 }
 
 void
@@ -63,10 +75,13 @@ gate_resume(void)
 	while (depth > 0 &&
 	       !atomic_compare_exchange_weak(&pause_depth, &depth, depth - 1))
 		;
+	if (depth > 0)
+		atomic_fetch_sub(&gate_shut, 1);
 }
 
 void
 gate_toggle(void)
 {
 	atomic_fetch_xor(&toggled_off, 1);
+	atomic_fetch_xor(&gate_shut, SHUT_TOGGLED);
 }

@@ -13,6 +13,20 @@
 #ifndef PROFRUN_GATE_H
 #define PROFRUN_GATE_H
 
+#include <stdatomic.h>
+
+/* Nonzero while paused, toggled off or past the sample limit: gate_open()
+ * without the delay and duration, in one word, for a hook that asks at
+ * every call (calls.h). Written by this module only. */
+extern _Atomic unsigned gate_shut;
+
+/* async-signal-safe */
+static inline unsigned
+gate_shut_now(void)
+{
+	return atomic_load_explicit(&gate_shut, memory_order_relaxed);
+}
+
 /* Sets the gate as the configuration says (start paused, toggled off). */
 void
 gate_init(int paused, int toggled_off);

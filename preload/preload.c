@@ -18,6 +18,7 @@
  * not touch the parent's spool or threads.
  */
 #include "alloc.h"
+#include "calls.h"
 #include "control.h"
 #include "endings.h"
 #include "log.h"
@@ -49,6 +50,21 @@ profiling_here(void)
 	return prof_state.initialised && getpid() == prof_state.pid;
 }
 
+/* What a thread's joining and leaving mean to the event sources. */
+static void
+thread_attached(struct thread_slot *t)
+{
+	alloc_thread_attach(t);
+	calls_thread_attach(t);
+}
+
+static void
+thread_leaving(struct thread_slot *t)
+{
+	calls_thread_detach(t);
+	alloc_thread_detach(t);
+}
+
 static int
 start(void)
 {
@@ -78,8 +94,8 @@ start(void)
 		return rc;
 	}
 	static const struct threads_hooks hooks = {
-		.attached = alloc_thread_attach,
-		.leaving = alloc_thread_detach,
+		.attached = thread_attached,
+		.leaving = thread_leaving,
 	};
 	if ((rc = real_resolve_early()) < 0 || (rc = control_init()) < 0 ||
 	    (rc = sampler_install()) < 0 || (rc = threads_init(&hooks)) < 0 ||
@@ -140,6 +156,7 @@ postfork_child(void)
 	modules_postfork_child();
 	struct thread_slot *t = threads_postfork_child();
 	alloc_postfork_child(t);
+	calls_postfork_child(t);
 	prof_state.pid = getpid();
 	prof_state.cfg.primary = 0;
 	for (int i = 0; i < SPOOL_DROP_MAX_; i++)
@@ -183,6 +200,7 @@ exec_begin(void)
 		timer_thread_stop(t);
 	timer_process_stop();
 	alloc_finish();
+	calls_finish();
 	offcpu_stop();
 	modules_sync();
 	threads_record_cpu();
@@ -327,6 +345,7 @@ finish_image(uint32_t end_reason)
 	threads_stop_all_timers();
 	threads_quiesce();
 	alloc_finish();
+	calls_finish();
 	offcpu_stop();
 	threads_reap_adopted();
 	modules_sync();

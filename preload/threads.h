@@ -82,6 +82,11 @@ struct thread_slot {
 	uint64_t *_Atomic alloc_calls;
 	uint64_t alloc_emitted[THREADS_CALL_COUNTERS];
 	_Atomic int alloc_emitting;
+	/* calls.c: the thread's call-count table (NULL until its first
+	 * counted call, and once it has left), and a flag held while the
+	 * table is written out or grown. */
+	void *_Atomic calls_table;
+	_Atomic int calls_emitting;
 	/* alloc.c: the thread's last space sample's stack walk (unwind.h).
 	 * Here rather than in TLS, where 2 KiB would leave a library that
 	 * links libprofrun.so no room to be dlopen'ed (static TLS); the pages

@@ -42,6 +42,9 @@
  *   calls tid=N [NAME=COUNT]...
  *       A CALL_COUNTS record; NAME is a counted function's name (malloc,
  *       free, ...).
+ *   arcs tid=N [time=NS] [missed=N] [arc=FN,SITE,COUNT]...
+ *       A CALL_ARCS record: COUNT calls of the function at FRAME FN (give
+ *       NAME+0, its entry) from the return address FRAME SITE.
  *   footer [utime=NS] [stime=NS] [samples=N] [threads=N] [CAUSE=N]...
  *       samples defaults to the number of samples written; CAUSE is a
  *       drop cause name (ring-full, no-ring, ...).
@@ -718,6 +721,33 @@ do_calls(struct spool_buf *b, const struct word *w, size_t n)
 			      SPOOL_ALLOC_FN_MAX_);
 }
 
+static void
+do_arcs(struct spool_buf *b, const struct word *w, size_t n)
+{
+	struct spool_call_arc arcs[64];
+	struct spool_call_arcs ca = {
+		.time_ns = num_or(w, n, "time", 0),
+		.tid = (uint32_t)num(need(w, n, "tid")->val),
+		.missed = num_or(w, n, "missed", 0),
+	};
+	for (size_t i = 1; i < n; i++) {
+		if (!w[i].key || strcmp(w[i].key, "arc") != 0)
+			continue;
+		if (ca.n == 64)
+			die("too many arcs");
+		char *v = strdup(w[i].val);
+		char *fn = strtok(v, ","), *site = strtok(NULL, ",");
+		char *count = strtok(NULL, ",");
+		if (!fn || !site || !count)
+			die("arc=%s: want FN,SITE,COUNT", w[i].val);
+		uint64_t c = num(count);
+		uint64_t f = frame_pc(fn);
+		arcs[ca.n++] = (struct spool_call_arc){ f, frame_pc(site), c };
+		free(v);
+	}
+	spool_put_call_arcs(b, &ca, arcs);
+}
+
 /* xorshift64: fast, and the same spool for the same seed everywhere. */
 static uint64_t
 rnd(uint64_t *state)
@@ -901,6 +931,8 @@ directive(struct spool_buf *b, struct word *w, size_t n)
 		do_free(b, w, n);
 	else if (strcmp(d, "calls") == 0)
 		do_calls(b, w, n);
+	else if (strcmp(d, "arcs") == 0)
+		do_arcs(b, w, n);
 	else if (strcmp(d, "record") == 0 || strcmp(d, "badlen") == 0)
 		do_record(b, w, n, d[0] == 'b');
 	else if (strcmp(d, "cut") == 0 && n == 2)

@@ -132,6 +132,17 @@ static const uint64_t fixture_counts[] = {
 	1000001, 22, 333, 0, 1000000, 5, 0xffffffffffffffffull,
 };
 
+static const struct spool_call_arc fixture_arcs[] = {
+	{ 0x401136, 0x4011a2, 1 },
+	{ 0x401136, 0x401160, 0x123456789ull },
+	{ 0x7f0011223344ull, 0x401190, 0xffffffffffffffffull },
+};
+
+static const struct spool_call_arcs fixture_call_arcs = {
+	.time_ns = 987654321, .tid = 4247, .n = ARRAY_LEN(fixture_arcs),
+	.missed = 17,
+};
+
 static int
 put_process(struct spool_buf *b)
 {
@@ -191,6 +202,12 @@ put_call_counts(struct spool_buf *b)
 {
 	return spool_put_call_counts(b, 4246, fixture_counts,
 				     ARRAY_LEN(fixture_counts));
+}
+
+static int
+put_call_arcs(struct spool_buf *b)
+{
+	return spool_put_call_arcs(b, &fixture_call_arcs, fixture_arcs);
 }
 
 static int
@@ -263,6 +280,13 @@ get_call_counts(const struct spool_rec *r)
 	return spool_get_call_counts(r, &out);
 }
 
+static int
+get_call_arcs(const struct spool_rec *r)
+{
+	struct spool_call_arcs out;
+	return spool_get_call_arcs(r, &out);
+}
+
 /* Every record type with its fixture encoder and its typed decoder; the
  * table-driven tests below run once per row (tcase_add_loop_test). */
 static const struct rec_case {
@@ -289,6 +313,7 @@ static const struct rec_case {
 	{ "free", SPOOL_REC_FREE, put_free, get_free, 0 },
 	{ "call_counts", SPOOL_REC_CALL_COUNTS, put_call_counts,
 	  get_call_counts, 0 },
+	{ "call_arcs", SPOOL_REC_CALL_ARCS, put_call_arcs, get_call_arcs, 0 },
 };
 
 /* ---- helpers ---- */
@@ -488,6 +513,36 @@ START_TEST(spool_roundtrip_call_counts)
 		ck_assert_uint_eq(spool_call_count(&cc, i), fixture_counts[i]);
 	ck_assert_uint_eq(spool_call_count(&cc, ARRAY_LEN(fixture_counts)), 0);
 	ck_assert_uint_eq(spool_call_count(&cc, UINT32_MAX), 0);
+}
+END_TEST
+
+/* Every arc of a CALL_ARCS record reads back, with the thread, the
+ * time and the missed calls. */
+START_TEST(spool_roundtrip_call_arcs)
+{
+	uint8_t mem[256];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_call_arcs ca;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_call_arcs(&b), 0);
+	ck_assert_uint_eq(b.len, SPOOL_FILE_HEADER_LEN +
+			  SPOOL_CALL_ARCS_SIZE(ARRAY_LEN(fixture_arcs)));
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_CALL_ARCS);
+	ck_assert_int_eq(spool_get_call_arcs(&rec, &ca), 0);
+	ck_assert_uint_eq(ca.time_ns, fixture_call_arcs.time_ns);
+	ck_assert_uint_eq(ca.tid, fixture_call_arcs.tid);
+	ck_assert_uint_eq(ca.missed, fixture_call_arcs.missed);
+	ck_assert_uint_eq(ca.n, ARRAY_LEN(fixture_arcs));
+	for (uint32_t i = 0; i < ca.n; i++) {
+		struct spool_call_arc a = spool_call_arc_at(&ca, i);
+		ck_assert_uint_eq(a.fn, fixture_arcs[i].fn);
+		ck_assert_uint_eq(a.site, fixture_arcs[i].site);
+		ck_assert_uint_eq(a.count, fixture_arcs[i].count);
+	}
 }
 END_TEST
 
@@ -1328,6 +1383,9 @@ static const struct {
 	{ "call counts +1", 9, 4, ARRAY_LEN(fixture_counts) + 1 },
 	{ "call counts huge", 9, 4, UINT32_MAX },
 	{ "call counts 2^29", 9, 4, 0x20000000 },
+	{ "call arcs +1", 10, 12, ARRAY_LEN(fixture_arcs) + 1 },
+	{ "call arcs huge", 10, 12, UINT32_MAX },
+	{ "call arcs 2^28", 10, 12, 0x10000000 },
 };
 
 START_TEST(spool_lying_count)
@@ -1555,6 +1613,7 @@ spool_suite(void)
 			    ARRAY_LEN(fixture_pcs) + 1);
 	tcase_add_test(tc, spool_roundtrip_free);
 	tcase_add_test(tc, spool_roundtrip_call_counts);
+	tcase_add_test(tc, spool_roundtrip_call_arcs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bytes");

@@ -64,6 +64,7 @@ walk_other(const struct spool_rec *rec)
 		struct spool_module_image i;
 		struct spool_free fr;
 		struct spool_call_counts c;
+		struct spool_call_arcs a;
 	} v;
 
 	switch (rec->type) {
@@ -99,6 +100,14 @@ walk_other(const struct spool_rec *rec)
 			/* Past n too: ids the record lacks read as 0. */
 			for (uint32_t i = 0; i <= SPOOL_ALLOC_FN_MAX_; i++)
 				sink += spool_call_count(&v.c, i);
+		break;
+	case SPOOL_REC_CALL_ARCS:
+		if (spool_get_call_arcs(rec, &v.a) == 0)
+			for (uint32_t i = 0; i < v.a.n; i++) {
+				struct spool_call_arc a =
+					spool_call_arc_at(&v.a, i);
+				sink += a.fn + a.site + a.count;
+			}
 		break;
 	}
 }
