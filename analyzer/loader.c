@@ -378,6 +378,19 @@ build_stack(struct load *l, const struct spool_sample *s)
 }
 
 static void
+call_hook(const struct load *l, const struct loader_opts *opts,
+	  const struct spool_sample *s, size_t n, uint64_t weight)
+{
+	if (!opts || !opts->sample_hook)
+		return;
+	struct loader_sample ls = {
+		.prof = l->prof, .map = &l->map, .s = s, .stack = l->stack,
+		.n = n, .weight = weight,
+	};
+	opts->sample_hook(opts->sample_hook_arg, &ls);
+}
+
+static void
 second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	    const struct loader_opts *opts)
 {
@@ -395,6 +408,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 		uint64_t w = s.weight ? s.weight : p->hdr.period_ns;
 		profile_add_sample(p, l->stack, n, profile_thread(p, s.tid), w,
 				   s.flags);
+		call_hook(l, opts, &s, n, w);
 	}
 }
 
@@ -424,6 +438,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		size_t n = build_stack(l, &s);
 		profile_add_sample(p, l->stack, n, profile_thread(p, a.tid),
 				   a.weight, s.flags);
+		call_hook(l, opts, &s, n, a.weight);
 	}
 }
 
