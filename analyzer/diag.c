@@ -9,6 +9,15 @@
 
 #include "textesc.h"
 
+/* The one switch of this module (see diag_set_quiet). */
+static bool quiet;
+
+void
+diag_set_quiet(bool q)
+{
+	quiet = q;
+}
+
 /* The message is formatted first and written escaped: the paths, names
  * and command lines in it come from the profiled program. */
 static void __attribute__((format(printf, 2, 0)))
@@ -40,6 +49,8 @@ void
 diag_warn(const char *fmt, ...)
 {
 	va_list ap;
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vmessage("warning: ", fmt, ap);
 	va_end(ap);
@@ -49,6 +60,8 @@ void
 diag_note(const char *fmt, ...)
 {
 	va_list ap;
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vmessage("note: ", fmt, ap);
 	va_end(ap);

@@ -9,6 +9,8 @@
 #ifndef PROFANALYZE_DIAG_H
 #define PROFANALYZE_DIAG_H
 
+#include <stdbool.h>
+
 #define DIAG_PROGRAM "profanalyze"
 
 /* "profanalyze: <message>\n" */
@@ -23,5 +25,10 @@ diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * input. */
 void
 diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* While quiet is true, warnings and notes are not written (errors are):
+ * for a second read of inputs whose warnings the first read gave. */
+void
+diag_set_quiet(bool quiet);
 
 #endif

@@ -119,6 +119,22 @@ hide_mask(const struct profile *p, const struct hide_rules *r,
 	return mask;
 }
 
+bool
+hide_func(const struct profile *p, const struct hide_rules *r, uint32_t f)
+{
+	const struct profile_func *fn = &p->funcs[f];
+	if (fn->flags & PROFILE_FUNC_PSEUDO)
+		return false;
+	if (fn->module != PROFILE_NONE &&
+	    module_hidden(r, p->modules[fn->module].path))
+		return true;
+	return any_match(r->funcs, r->nfuncs, fn->name) ||
+	       (r->allocator && p->hdr.kind == PROFILE_KIND_SPACE &&
+		any_match(allocator_funcs,
+			  sizeof(allocator_funcs) / sizeof(allocator_funcs[0]),
+			  fn->name));
+}
+
 struct profile *
 hide_apply(struct profile *p, const struct hide_rules *r)
 {

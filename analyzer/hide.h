@@ -55,6 +55,10 @@ bool *
 hide_mask(const struct profile *p, const struct hide_rules *r,
 	  size_t *nhidden);
 
+/* Whether the rules hide function f of p (as hide_mask() decides). */
+bool
+hide_func(const struct profile *p, const struct hide_rules *r, uint32_t f);
+
 /* The profile the reports should read: p itself when the rules hide
  * none of its functions, otherwise a new one from profile_collapse()
  * that the caller frees (after which p may be freed too). */

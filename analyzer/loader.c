@@ -407,6 +407,19 @@ take_arcs(struct load *l, const struct spool_rec *r,
 }
 
 static void
+call_hook(const struct load *l, const struct loader_opts *opts,
+	  const struct spool_sample *s, size_t n, uint64_t weight)
+{
+	if (!opts || !opts->sample_hook)
+		return;
+	struct loader_sample ls = {
+		.prof = l->prof, .map = &l->map, .s = s, .stack = l->stack,
+		.n = n, .weight = weight,
+	};
+	opts->sample_hook(opts->sample_hook_arg, &ls);
+}
+
+static void
 second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	    const struct loader_opts *opts)
 {
@@ -428,6 +441,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 		uint64_t w = s.weight ? s.weight : p->hdr.period_ns;
 		profile_add_sample(p, l->stack, n, profile_thread(p, s.tid), w,
 				   s.flags);
+		call_hook(l, opts, &s, n, w);
 	}
 }
 
@@ -462,6 +476,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		profile_add_samples(p, l->stack, n, profile_thread(p, a.tid),
 				    a.weight, space_sample_var(a.weight, a.size),
 				    1, s.flags);
+		call_hook(l, opts, &s, n, a.weight);
 	}
 }
 

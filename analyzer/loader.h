@@ -16,6 +16,22 @@
 #include "profile.h"
 #include "resolve.h"
 
+struct modmap;
+
+/* One sample as the profile takes it, for the views that need its PCs
+ * (annotate.h). PC i of s (spool_sample_pc, 0 the leaf) is function
+ * stack[n - 1 - i] of prof, for i < s->depth; stack is root first and
+ * may start with a marker of a cut stack. map places the PCs in module
+ * instances at s->time_ns. All valid during the call only. */
+struct loader_sample {
+	const struct profile *prof;
+	const struct modmap *map;
+	const struct spool_sample *s;
+	const uint32_t *stack;
+	size_t n;
+	uint64_t weight;
+};
+
 /* Which samples become the profile. */
 enum loader_kind {
 	/* Time, unless the spool has allocation samples and no time
@@ -34,6 +50,10 @@ struct loader_opts {
 	 * matched against every name the thread had); none: all threads. */
 	const char *const *threads;
 	size_t nthreads;
+	/* Called for every sample the profile takes, after the filters
+	 * above, or NULL. */
+	void (*sample_hook)(void *arg, const struct loader_sample *ls);
+	void *sample_hook_arg;
 };
 
 /* Reads the spool at path into a new, finished profile the caller frees

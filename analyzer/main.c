@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "annotate.h"
 #include "diag.h"
 #include "export.h"
 #include "family.h"
@@ -55,6 +56,7 @@ enum report_kind {
 	REPORT_THREADS,
 	REPORT_EXPORT, /* --format */
 	REPORT_PROCESSES,
+	REPORT_ANNOTATE, /* --disassemble, --list */
 };
 
 /* Options given that only some reports use, checked after parsing. */
@@ -85,6 +87,11 @@ struct options {
 	char **spools;        /* all of them */
 	size_t nspools;
 	bool children;        /* --children */
+	const char *disassemble[64]; /* --disassemble */
+	size_t ndisassemble;
+	const char *list[64];        /* --list */
+	size_t nlist;
+	bool intel;                  /* --intel */
 };
 
 enum {
@@ -120,6 +127,9 @@ enum {
 	OPT_FORMAT,
 	OPT_CHILDREN,
 	OPT_PROCESSES,
+	OPT_DISASSEMBLE,
+	OPT_LIST,
+	OPT_INTEL,
 };
 
 static const char usage_text[] =
@@ -144,6 +154,18 @@ static const char usage_text[] =
 	"                         mlmon-count, sympro, sympro-json, folded, "
 	"callgrind,\n"
 	"                         dot, pprof, json (see profanalyze(1))\n"
+	"      --disassemble=FUNCTION\n"
+	"                         the annotated disassembly of FUNCTION (a "
+	"name,\n"
+	"                         MODULE:NAME or an outline line number; "
+	"repeatable):\n"
+	"                         each instruction with its hits, grouped by "
+	"source line\n"
+	"      --intel            --disassemble in Intel syntax (default: "
+	"AT&T)\n"
+	"      --list=FUNCTION    FUNCTION's source lines with self and total "
+	"hits\n"
+	"                         (repeatable; needs debug information)\n"
 	"      --processes        the process tree under each SPOOL: pid, "
 	"parent,\n"
 	"                         samples, CPU seconds, ending, spool, "
@@ -277,6 +299,9 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
+	{ "disassemble", required_argument, NULL, OPT_DISASSEMBLE },
+	{ "list", required_argument, NULL, OPT_LIST },
+	{ "intel", no_argument, NULL, OPT_INTEL },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -384,6 +409,24 @@ take_tuning(struct options *o, int c)
 	return true;
 }
 
+/* --disassemble=F, --list=F: a report of their own, of one or more
+ * functions. */
+static void
+take_annotate(struct options *o, bool disasm, const char *arg)
+{
+	const char **list = disasm ? o->disassemble : o->list;
+	size_t *n = disasm ? &o->ndisassemble : &o->nlist;
+	if (*n == sizeof(o->list) / sizeof(o->list[0]))
+		usage_error("%s: at most %zu of them",
+			    disasm ? "--disassemble" : "--list",
+			    sizeof(o->list) / sizeof(o->list[0]));
+	if (!annotate_available())
+		usage_error("--disassemble and --list need Capstone, which "
+			    "this build of profanalyze lacks");
+	list[(*n)++] = arg;
+	o->report = REPORT_ANNOTATE;
+}
+
 /* Handles one option; help and version exit here. */
 static void
 take_option(struct options *o, int c, int optopt_c, char **argv)
@@ -420,6 +463,13 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		break;
 	case OPT_PROCESSES:
 		o->report = REPORT_PROCESSES;
+		break;
+	case OPT_DISASSEMBLE:
+	case OPT_LIST:
+		take_annotate(o, c == OPT_DISASSEMBLE, optarg);
+		break;
+	case OPT_INTEL:
+		o->intel = true;
 		break;
 	case OPT_THREAD:
 		if (o->load.nthreads == sizeof(o->threads) / sizeof(o->threads[0]))
@@ -506,6 +556,14 @@ check_applies(const struct options *o)
 	if ((o->given & GIVEN_OUTLINE) && o->report != REPORT_OUTLINE)
 		usage_error("--root, --max-indent and --max-depth apply to "
 			    "--outline only");
+	if (o->intel && !o->ndisassemble)
+		usage_error("--intel applies to --disassemble only");
+	if (o->report == REPORT_ANNOTATE && o->load.resolve.lines)
+		usage_error("--lines does not apply to --disassemble and "
+			    "--list, which show source lines of their own");
+	if (o->report != REPORT_ANNOTATE && (o->ndisassemble || o->nlist))
+		usage_error("--disassemble and --list are reports of their "
+			    "own: they do not go with another report");
 	if ((o->given & GIVEN_VIEW) && o->load.kind == LOADER_KIND_TIME)
 		usage_error("--alloc, --inuse and --peak are views of the space "
 			    "profile, not of --time");
@@ -598,7 +656,8 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 		report_threads_write(out, p);
 		break;
 	case REPORT_PROCESSES:
-		break; /* (main writes it: it needs no profile) */
+	case REPORT_ANNOTATE:
+		break; /* (main writes them: see write_annotate) */
 	}
 	return 0;
 }
@@ -823,6 +882,51 @@ load_all(struct options *o, int *status)
 	return p;
 }
 
+/* --disassemble and --list: the functions are found in p (an error
+ * before any output when one is not), then the spools read again for
+ * their hits. Returns the exit status. */
+static int
+write_annotate(const struct options *o, const struct profile *p)
+{
+	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
+	size_t n;
+	/* (Read before: what there was to warn about was said.) */
+	diag_set_quiet(true);
+	char **paths = spool_paths(o, fams, &n);
+	diag_set_quiet(false);
+	struct report_outline_opts oo = {
+		.threshold_pct = o->threshold_pct,
+		.root = REPORT_OUTLINE_ALL,
+		.max_indent = REPORT_OUTLINE_ALL,
+		.max_depth = o->max_depth,
+	};
+	struct report_outline *outline = report_outline_new(p, &oo);
+	struct annotate_opts ao = {
+		.disassemble = o->disassemble, .ndisassemble = o->ndisassemble,
+		.list = o->list, .nlist = o->nlist, .intel = o->intel,
+		.spool = o->spool, .paths = paths, .npaths = n,
+		.load = &o->load, .hide = &o->hide, .outline = outline,
+	};
+	struct annotate *a = paths ? annotate_new(p, &ao) : NULL;
+	struct outfile out;
+	int ret = paths ? EXIT_USAGE : EXIT_FAILURE;
+
+	if (a && outfile_open(&out, o->output) == 0) {
+		ret = annotate_write(out.fp, a) < 0 ? EXIT_FAILURE : 0;
+		if (outfile_commit(&out) < 0)
+			ret = EXIT_FAILURE;
+	} else if (a) {
+		ret = EXIT_FAILURE;
+	}
+	annotate_free(a);
+	report_outline_free(outline);
+	for (size_t i = 0; i < o->nspools; i++)
+		family_free(&fams[i]);
+	free(paths);
+	free(fams);
+	return ret;
+}
+
 /* An empty profile of the first process of a fork/exec tree (profrun --
  * sh -c ...) whose work was done by the children: says where the
  * samples are. Only without --children, and only when the spools beside
@@ -885,7 +989,8 @@ main(int argc, char **argv)
 	 * figures.) */
 	if (o.report != REPORT_CALL_COUNTS && o.report != REPORT_THREADS)
 		p = hide_apply_take(p, &o.hide);
-	int ret = write_report(&o, p);
+	int ret = o.report == REPORT_ANNOTATE ? write_annotate(&o, p) :
+						write_report(&o, p);
 	profile_free(p);
 	hide_rules_free(&o.hide);
 	return ret;

@@ -241,6 +241,15 @@ report_outline_lines(const struct report_outline *o)
 	return o->nlines;
 }
 
+uint32_t
+report_outline_node(const struct report_outline *o, size_t i)
+{
+	if (i >= o->nlines || o->lines[i].node == NO_NODE ||
+	    o->lines[i].node == CUT_NODE)
+		return PROFILE_NONE;
+	return o->lines[i].node;
+}
+
 /* The indentation of line l, depth levels below the printed root, into
  * buf (depth + 1 bytes): one column per level, the ancestors' '|' or ' '
  * and the line's own glyph last. A line deeper than the max indentation

@@ -56,6 +56,12 @@ report_outline_free(struct report_outline *o);
 size_t
 report_outline_lines(const struct report_outline *o);
 
+/* The tree node of outline line i (numbered as --root numbers them), or
+ * PROFILE_NONE for a line that is no node ("...", "[cut: ...]") and for
+ * i past the last line. */
+uint32_t
+report_outline_node(const struct report_outline *o, size_t i);
+
 /* Writes the report. opts->root must be REPORT_OUTLINE_ALL or below
  * report_outline_lines(). Write errors are left in out's error flag. */
 void

@@ -11,6 +11,7 @@
 
 #ifdef HAVE_LIBDW
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -170,6 +171,113 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 	return false;
 }
 
+/* The unit whose address range holds addr. */
+static bool
+find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < 4 && lo > k; k++) {
+		const struct cu_range *r = &s->ranges[lo - 1 - k];
+		if (addr < r->end && dwarf_offdie(s->dw, r->die, cu))
+			return true;
+	}
+	return false;
+}
+
+static unsigned
+attr_udata(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &w) != 0)
+		return 0;
+	return (unsigned)w;
+}
+
+/* The name of a scope, through its abstract origin for an inlined
+ * instance (which has none of its own). */
+static const char *
+scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n ? n : "?";
+}
+
+size_t
+srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
+		size_t max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0, n = 0;
+
+	if (!find_unit(s, addr, &cu))
+		return 0;
+	int ns = dwarf_getscopes(&cu, addr, &scopes);
+	if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+		files = NULL;
+	for (int i = 0; i < ns && n < max; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		unsigned fi = attr_udata(&scopes[i], DW_AT_call_file);
+		const char *cf = files && fi < nfiles ?
+					 dwarf_filesrc(files, fi, NULL, NULL) :
+					 NULL;
+		out[n++] = (struct srcline_inline){
+			.name = scope_name(&scopes[i]),
+			.call_file = cf ? cf : "?",
+			.call_line = attr_udata(&scopes[i], DW_AT_call_line),
+		};
+	}
+	free(scopes);
+	return n;
+}
+
+const char *
+srcline_comp_dir(struct srcline *s, uint64_t addr)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	if (!find_unit(s, addr, &cu) || !dwarf_attr(&cu, DW_AT_comp_dir, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+bool
+srcline_function(struct srcline *s, uint64_t addr, const char **file,
+		 unsigned *line)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	bool ok = false;
+
+	if (!find_unit(s, addr, &cu))
+		return false;
+	int ns = dwarf_getscopes(&cu, addr, &scopes);
+	for (int i = 0; i < ns && !ok; i++) {
+		int l;
+		const char *f;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
+		    !(f = dwarf_decl_file(&scopes[i])) ||
+		    dwarf_decl_line(&scopes[i], &l) != 0 || l <= 0)
+			continue;
+		*file = f;
+		*line = (unsigned)l;
+		ok = true;
+	}
+	free(scopes);
+	return ok;
+}
+
 #else /* !HAVE_LIBDW */
 
 bool
@@ -195,6 +303,36 @@ srcline_free(struct srcline *s)
 bool
 srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 	       unsigned *line)
+{
+	(void)s;
+	(void)addr;
+	(void)file;
+	(void)line;
+	return false;
+}
+
+size_t
+srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
+		size_t max)
+{
+	(void)s;
+	(void)addr;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+const char *
+srcline_comp_dir(struct srcline *s, uint64_t addr)
+{
+	(void)s;
+	(void)addr;
+	return NULL;
+}
+
+bool
+srcline_function(struct srcline *s, uint64_t addr, const char **file,
+		 unsigned *line)
 {
 	(void)s;
 	(void)addr;

@@ -36,4 +36,30 @@ bool
 srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 	       unsigned *line);
 
+/* One inlined call enclosing an address (DW_TAG_inlined_subroutine). */
+struct srcline_inline {
+	const char *name;      /* the inlined function */
+	const char *call_file; /* where it was called ("?" when unknown) */
+	unsigned call_line;    /* 0 when unknown */
+};
+
+/* The inlined calls enclosing addr, innermost first: fills at most max
+ * of out and returns their number (0 when addr is in no inlined code).
+ * The strings are valid as long as s. */
+size_t
+srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
+		size_t max);
+
+/* The compilation directory of the unit holding addr, which relative
+ * source paths are relative to, or NULL. Valid as long as s. */
+const char *
+srcline_comp_dir(struct srcline *s, uint64_t addr);
+
+/* The file and line where the function (DW_TAG_subprogram) holding addr
+ * is declared. Returns true and sets *file (valid as long as s) and
+ * *line, or false when the DWARF does not say. */
+bool
+srcline_function(struct srcline *s, uint64_t addr, const char **file,
+		 unsigned *line);
+
 #endif
