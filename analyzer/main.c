@@ -9,6 +9,10 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -92,6 +96,8 @@ struct options {
 	const char *list[64];        /* --list */
 	size_t nlist;
 	bool intel;                  /* --intel */
+	bool follow;          /* --follow */
+	double interval;      /* --interval, seconds */
 };
 
 enum {
@@ -130,6 +136,8 @@ enum {
 	OPT_DISASSEMBLE,
 	OPT_LIST,
 	OPT_INTEL,
+	OPT_FOLLOW,
+	OPT_INTERVAL,
 };
 
 static const char usage_text[] =
@@ -177,6 +185,12 @@ static const char usage_text[] =
 	"      --thread=ID|NAME   only the samples of this thread (a name may "
 	"be a\n"
 	"                         glob; repeatable) in every report\n"
+	"      --follow           while profrun is still writing SPOOL, "
+	"print the\n"
+	"                         report again every --interval seconds "
+	"(default 2),\n"
+	"                         until the program ends (text reports "
+	"only)\n"
 	"\n"
 	"Profiles (time, unless the spool has allocation samples only):\n"
 	"      --time             CPU time (Allegro's time profiler)\n"
@@ -298,6 +312,8 @@ static const struct option long_opts[] = {
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "processes", no_argument, NULL, OPT_PROCESSES },
 	{ "disassemble", required_argument, NULL, OPT_DISASSEMBLE },
 	{ "list", required_argument, NULL, OPT_LIST },
@@ -461,6 +477,20 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_CHILDREN:
 		o->children = true;
 		break;
+	case OPT_FOLLOW:
+		o->follow = true;
+		break;
+	case OPT_INTERVAL: {
+		char *end;
+		errno = 0;
+		double v = strtod(optarg, &end);
+		if (errno || end == optarg || *end || !isfinite(v) ||
+		    v < 0.1 || v > 3600)
+			usage_error("--interval=%s: expected seconds from 0.1 "
+				    "to 3600", optarg);
+		o->interval = v;
+		break;
+	}
 	case OPT_PROCESSES:
 		o->report = REPORT_PROCESSES;
 		break;
@@ -564,6 +594,16 @@ check_applies(const struct options *o)
 	if (o->report != REPORT_ANNOTATE && (o->ndisassemble || o->nlist))
 		usage_error("--disassemble and --list are reports of their "
 			    "own: they do not go with another report");
+	bool text = o->report == REPORT_FLAT || o->report == REPORT_GRAPH ||
+		    o->report == REPORT_OUTLINE || o->report == REPORT_THREADS ||
+		    o->report == REPORT_CALL_COUNTS;
+	if (o->follow && (!text || o->output))
+		usage_error("--follow prints the text reports to standard "
+			    "output (--flat, --graph, --outline, --threads, "
+			    "--call-counts), not --json, --format, --processes "
+			    "or -o");
+	if (o->interval && !o->follow)
+		usage_error("--interval applies to --follow only");
 	if ((o->given & GIVEN_VIEW) && o->load.kind == LOADER_KIND_TIME)
 		usage_error("--alloc, --inuse and --peak are views of the space "
 			    "profile, not of --time");
@@ -598,6 +638,8 @@ parse_args(struct options *o, int argc, char **argv)
 	o->spool = argv[optind];
 	o->spools = argv + optind;
 	o->nspools = (size_t)(argc - optind);
+	if (o->follow && (o->nspools != 1 || o->children))
+		usage_error("--follow follows one SPOOL, without --children");
 }
 
 static void
@@ -958,12 +1000,178 @@ children_hint(const struct options *o, const struct profile *p)
 			  (unsigned long long)samples);
 }
 
+/* Whether the process that writes p's spool is gone: it has a pid, and
+ * no process has it now. */
+static bool
+writer_gone(const struct profile *p)
+{
+	return p->hdr.has_process && p->hdr.pid &&
+	       kill((pid_t)p->hdr.pid, 0) < 0 && errno == ESRCH;
+}
+
+static void
+sleep_seconds(double secs)
+{
+	struct timespec ts = { (time_t)secs,
+			       (long)((secs - (double)(time_t)secs) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Writes one --follow report of p (which it frees) to standard output,
+ * after a line that says when and whether the program still runs, the
+ * screen cleared first on a terminal. */
+static int
+follow_report(struct options *o, struct profile *p, bool running)
+{
+	char when[32];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	printf("profanalyze --follow: %s at %s: %s, %llu samples\n\n",
+	       o->spool, when, running ? "running" : "ended",
+	       (unsigned long long)p->hdr.samples);
+	if (o->report != REPORT_CALL_COUNTS && o->report != REPORT_THREADS)
+		p = hide_apply_take(p, &o->hide);
+	int ret = write_report(o, p);
+	profile_free(p);
+	fflush(stdout);
+	return ret;
+}
+
+/* The spool profrun is writing for SPOOL: until the program ends it is
+ * SPOOL.PID.N.tmp beside it (profrun(1) renames it into place at the
+ * end), the newest if several. Returns a new path, or NULL when there is
+ * none. */
+static char *
+running_spool(const char *spool)
+{
+	const char *slash = strrchr(spool, '/');
+	char *dir = slash ? xstrndup(spool, (size_t)(slash - spool + 1))
+			  : xstrdup("./");
+	const char *base = slash ? slash + 1 : spool;
+	size_t blen = strlen(base);
+	char *best = NULL;
+	struct timespec best_t = { 0, 0 };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		const char *x = e->d_name;
+		unsigned pid, n;
+		int end = 0;
+		if (strncmp(x, base, blen) || x[blen] != '.' ||
+		    sscanf(x + blen, ".%u.%u.tmp%n", &pid, &n, &end) != 2 ||
+		    x[blen + (size_t)end] != '\0')
+			continue;
+		char *path = xasprintf("%s%s", dir, x);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
+		     (st.st_mtim.tv_sec == best_t.tv_sec &&
+		      st.st_mtim.tv_nsec > best_t.tv_nsec))) {
+			free(best);
+			best = path;
+			best_t = st.st_mtim;
+		} else {
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return best;
+}
+
+/* Reads path as the one spool of o (quietly, when quiet). */
+static struct profile *
+follow_load(struct options *o, char *path, bool quiet, int *status)
+{
+	char *spools[1] = { path };
+	struct options one = *o;
+	one.spool = path;
+	one.spools = spools;
+	one.nspools = 1;
+	diag_set_quiet(quiet);
+	struct profile *p = load_all(&one, status);
+	diag_set_quiet(false);
+	return p;
+}
+
+/* --follow: the report every interval while profrun writes the spool
+ * (SPOOL.PID.N.tmp, or SPOOL itself when the library was preloaded
+ * without profrun), until its footer appears or its writer is gone
+ * without one (killed); then the last report, of SPOOL once profrun has
+ * put it in place, with the warnings the earlier ones kept quiet. */
+static int
+follow(struct options *o)
+{
+	double secs = o->interval ? o->interval : 2.0;
+	bool waiting = false;
+
+	for (;;) {
+		struct stat st;
+		char *path = running_spool(o->spool);
+		if (!path && stat(o->spool, &st) == 0)
+			path = xstrdup(o->spool);
+		if (!path) {
+			if (!waiting)
+				diag_note("%s: waiting for the spool to appear",
+					  o->spool);
+			waiting = true;
+			sleep_seconds(secs);
+			continue;
+		}
+		int status = EXIT_FAILURE;
+		struct profile *p = follow_load(o, path, true, &status);
+		if (!p) {
+			/* A spool created a moment ago may lack its header;
+			 * one renamed into place a moment ago is SPOOL. */
+			if (stat(path, &st) < 0 ||
+			    (st.st_size < 4096 && status != EXIT_USAGE)) {
+				free(path);
+				sleep_seconds(secs);
+				continue;
+			}
+			free(path);
+			return status;
+		}
+		if (!p->hdr.complete && !writer_gone(p)) {
+			int ret = follow_report(o, p, true);
+			free(path);
+			if (ret)
+				return ret;
+			sleep_seconds(secs);
+			continue;
+		}
+		/* Ended: read again, aloud. (profrun renames the temporary
+		 * spool to SPOOL right after; if that happens first, the
+		 * next round reads SPOOL.) */
+		profile_free(p);
+		p = follow_load(o, path, false, &status);
+		if (!p && stat(path, &st) < 0) {
+			free(path);
+			continue;
+		}
+		free(path);
+		if (!p)
+			return status;
+		return follow_report(o, p, false);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	struct options o;
 
 	parse_args(&o, argc, argv);
+	if (o.follow) {
+		int ret = follow(&o);
+		hide_rules_free(&o.hide);
+		return ret;
+	}
 	if (o.report == REPORT_PROCESSES) {
 		hide_rules_free(&o.hide);
 		return write_processes(&o);
