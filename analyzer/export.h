@@ -80,6 +80,12 @@ export_sympro_write(FILE *out, const struct profile *p,
 int
 export_folded_write(FILE *out, const struct profile *p,
 		    const struct export_opts *opts);
+
+/* Writes name as export_folded_write writes a frame (';' and control
+ * characters replaced, see export_folded.c); for the diff's folded
+ * output (diff_export.c). */
+void
+export_folded_put_frame(FILE *out, const char *name);
 int
 export_callgrind_write(FILE *out, const struct profile *p,
 		       const struct export_opts *opts);

@@ -45,8 +45,8 @@ unsafe_char(uint32_t cp)
 }
 
 /* Writes name as a safe frame (see the top of the file). */
-static void
-put_frame(FILE *out, const char *name)
+void
+export_folded_put_frame(FILE *out, const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t n = strlen(name);
@@ -152,7 +152,9 @@ export_folded_write(FILE *out, const struct profile *p,
 			for (size_t i = 0; i < n; i++) {
 				if (i)
 					fputc(';', out);
-				put_frame(out, p->funcs[p->nodes[path[i]].func].label);
+				export_folded_put_frame(
+					out,
+					p->funcs[p->nodes[path[i]].func].label);
 			}
 			fprintf(out, " %llu\n", (unsigned long long)count);
 		}

@@ -24,6 +24,7 @@
 
 #include "annotate.h"
 #include "diag.h"
+#include "diff.h"
 #include "export.h"
 #include "family.h"
 #include "funcorder.h"
@@ -71,6 +72,7 @@ enum report_kind {
 #define GIVEN_FRACTION 0x10u
 #define GIVEN_VIEW 0x20u     /* --alloc, --inuse, --peak */
 #define GIVEN_THRESHOLD 0x40u
+#define GIVEN_DIFF 0x80u      /* options of --diff only */
 
 struct options {
 	enum report_kind report;
@@ -98,6 +100,12 @@ struct options {
 	bool intel;                  /* --intel */
 	bool follow;          /* --follow */
 	double interval;      /* --interval, seconds */
+	const char *format_arg; /* --format, parsed once --diff is known */
+	bool diff;            /* --diff (diff.h) */
+	struct diff_opts dopts;
+	const char **bases;   /* --base=SPOOL... */
+	size_t nbases, bases_cap;
+	const char *rules;    /* --fail-rules=FILE */
 };
 
 enum {
@@ -138,10 +146,19 @@ enum {
 	OPT_INTEL,
 	OPT_FOLLOW,
 	OPT_INTERVAL,
+	OPT_DIFF,
+	OPT_BASE,
+	OPT_NORMALIZE,
+	OPT_METRIC,
+	OPT_FAIL_ABOVE,
+	OPT_FAIL_ABOVE_ABS,
+	OPT_FAIL_RULES,
 };
 
 static const char usage_text[] =
 	"Usage: profanalyze [OPTION]... SPOOL...\n"
+	"  or:  profanalyze --diff [OPTION]... BASE NEW\n"
+	"  or:  profanalyze --diff [OPTION]... --base=SPOOL... NEW...\n"
 	"Print a report of the profile that profrun wrote to SPOOL (several "
 	"SPOOLs:\n"
 	"of all of them, merged).\n"
@@ -191,6 +208,35 @@ static const char usage_text[] =
 	"(default 2),\n"
 	"                         until the program ends (text reports "
 	"only)\n"
+	"\n"
+	"Comparing two versions (see DIFF in profanalyze(1)):\n"
+	"      --diff BASE NEW    compare NEW with BASE, function by "
+	"function: base\n"
+	"                         and new self and total, the change and "
+	"whether it is\n"
+	"                         significant (Welch t, 5% family-wise)\n"
+	"      --base=SPOOL       a run of the base side (repeatable); the "
+	"operands\n"
+	"                         are then the new side's runs\n"
+	"      --normalize=none|total|FUNCTION\n"
+	"                         compare seconds (bytes), shares of the "
+	"run, or\n"
+	"                         shares of FUNCTION's total (default none)\n"
+	"      --metric=total|self  what is gated and sorted (default "
+	"total)\n"
+	"      --fail-above=PCT   exit 3 when a function's metric grew "
+	"significantly\n"
+	"                         by more than PCT percent\n"
+	"      --fail-above-abs=N ... by more than N seconds (bytes); with "
+	"both, by more\n"
+	"                         than both\n"
+	"      --fail-rules=FILE  per-function limits: lines of PATTERN PCT "
+	"[ABS]\n"
+	"      --format=FORMAT    with --diff: text (default), json, "
+	"markdown, junit,\n"
+	"                         bmf (Bencher), gab "
+	"(github-action-benchmark),\n"
+	"                         folded (differential flame graph), dot\n"
 	"\n"
 	"Profiles (time, unless the spool has allocation samples only):\n"
 	"      --time             CPU time (Allegro's time profiler)\n"
@@ -265,7 +311,9 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 on success (also with warnings), 1 when SPOOL cannot "
 	"be read\n"
-	"or the report cannot be written, 2 for a usage error.\n";
+	"or the report cannot be written, 2 for a usage error, 3 when --diff's "
+	"gate\n"
+	"failed.\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -318,6 +366,13 @@ static const struct option long_opts[] = {
 	{ "disassemble", required_argument, NULL, OPT_DISASSEMBLE },
 	{ "list", required_argument, NULL, OPT_LIST },
 	{ "intel", no_argument, NULL, OPT_INTEL },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "normalize", required_argument, NULL, OPT_NORMALIZE },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
+	{ "fail-above-abs", required_argument, NULL, OPT_FAIL_ABOVE_ABS },
+	{ "fail-rules", required_argument, NULL, OPT_FAIL_RULES },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -354,6 +409,57 @@ show_all(struct options *o)
 	o->hide_self_pct = 0;
 	o->hide_subs_pct = 0;
 	hide_rules_clear(&o->hide);
+}
+
+/* A limit of --fail-above-abs: seconds or bytes, not negative. */
+static double
+parse_amount(const char *opt, const char *arg)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0)
+		usage_error("%s: '%s' is not a non-negative number", opt, arg);
+	return v;
+}
+
+/* The options of --diff. Returns false for an option it does not know. */
+static bool
+take_diff(struct options *o, int c)
+{
+	switch (c) {
+	case OPT_DIFF:
+		o->diff = true;
+		return true;
+	case OPT_BASE:
+		xgrow(&o->bases, &o->bases_cap, o->nbases + 1,
+		      sizeof(*o->bases));
+		o->bases[o->nbases++] = optarg;
+		break;
+	case OPT_NORMALIZE:
+		diff_parse_normalize(&o->dopts, optarg);
+		break;
+	case OPT_METRIC:
+		if (strcmp(optarg, "self") && strcmp(optarg, "total"))
+			usage_error("--metric: '%s' is not self or total",
+				    optarg);
+		o->dopts.metric = optarg[0] == 's' ? DIFF_METRIC_SELF :
+						     DIFF_METRIC_TOTAL;
+		break;
+	case OPT_FAIL_ABOVE:
+		o->dopts.fail_pct = parse_amount("--fail-above", optarg);
+		break;
+	case OPT_FAIL_ABOVE_ABS:
+		o->dopts.fail_abs = parse_amount("--fail-above-abs", optarg);
+		break;
+	case OPT_FAIL_RULES:
+		o->rules = optarg;
+		break;
+	default:
+		return false;
+	}
+	o->given |= GIVEN_DIFF;
+	return true;
 }
 
 static void
@@ -447,7 +553,7 @@ take_annotate(struct options *o, bool disasm, const char *arg)
 static void
 take_option(struct options *o, int c, int optopt_c, char **argv)
 {
-	if (take_tuning(o, c))
+	if (take_tuning(o, c) || take_diff(o, c))
 		return;
 	switch (c) {
 	case OPT_FLAT:
@@ -469,9 +575,7 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		o->report = REPORT_THREADS;
 		break;
 	case OPT_FORMAT:
-		if (export_parse(optarg, &o->format) < 0)
-			usage_error("--format: '%s' is none of %s", optarg,
-				    export_names());
+		o->format_arg = optarg; /* (parse_args parses it) */
 		o->report = REPORT_EXPORT;
 		break;
 	case OPT_CHILDREN:
@@ -556,11 +660,62 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	}
 }
 
+/* --diff: its own report, which the report and layout options do not
+ * shape. */
+static void
+check_diff(const struct options *o)
+{
+	if (o->given & (GIVEN_ORDER | GIVEN_STYLE | GIVEN_RACKET |
+			GIVEN_OUTLINE | GIVEN_FRACTION))
+		usage_error("--diff writes its own report: --order, --style, "
+			    "--hide-self, --hide-subs, --root, --max-indent, "
+			    "--max-depth and --fractional-threshold do not "
+			    "apply");
+	if (o->report != REPORT_FLAT && o->report != REPORT_EXPORT &&
+	    o->report != REPORT_JSON)
+		usage_error("--diff writes its own report (choose its form "
+			    "with --format)");
+	if ((o->given & GIVEN_VIEW) && o->load.kind == LOADER_KIND_TIME)
+		usage_error("--alloc, --inuse and --peak are views of the space "
+			    "profile, not of --time");
+}
+
+/* The spools --diff compares: BASE NEW, or --base=SPOOL... and NEW...
+ * as operands. */
+static void
+diff_operands(struct options *o, int argc, char **argv)
+{
+	if (o->format_arg &&
+	    diff_parse_format(o->format_arg, &o->dopts.format) < 0)
+		usage_error("--format: '%s' is none of text, json, markdown, "
+			    "junit, bmf, gab, folded, dot (with --diff)",
+			    o->format_arg);
+	if (o->report == REPORT_JSON)
+		o->dopts.format = DIFF_FORMAT_JSON;
+	if (o->nbases == 0) {
+		if (argc - optind != 2)
+			usage_error("--diff: give BASE NEW (two spools), or "
+				    "--base=SPOOL for each base run and the "
+				    "new runs as operands");
+		xgrow(&o->bases, &o->bases_cap, 1, sizeof(*o->bases));
+		o->bases[o->nbases++] = argv[optind++];
+	}
+	if (optind == argc)
+		usage_error("--diff: missing NEW spool operand");
+}
+
 /* An option that the chosen report would silently ignore is an error:
  * the user expects it to change something. */
 static void
 check_applies(const struct options *o)
 {
+	if (o->diff) {
+		check_diff(o);
+		return;
+	}
+	if (o->given & GIVEN_DIFF)
+		usage_error("--base, --normalize, --metric and --fail-* apply "
+			    "to --diff only");
 	bool graph = o->report == REPORT_GRAPH;
 	if ((o->given & (GIVEN_ORDER | GIVEN_STYLE)) && !graph)
 		usage_error("--order and --style apply to --graph only");
@@ -626,10 +781,18 @@ parse_args(struct options *o, int argc, char **argv)
 	o->max_depth = REPORT_OUTLINE_MAX_DEPTH;
 	o->load.resolve.debug_root = DEBUG_ROOT;
 	hide_rules_defaults(&o->hide);
+	o->dopts.fail_pct = NAN;
+	o->dopts.fail_abs = NAN;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:O:h", long_opts, NULL)) != -1)
 		take_option(o, c, optopt, argv);
+	if (!o->diff && o->format_arg &&
+	    export_parse(o->format_arg, &o->format) < 0)
+		usage_error("--format: '%s' is none of %s", o->format_arg,
+			    export_names());
 	check_applies(o);
+	if (o->diff)
+		diff_operands(o, argc, argv);
 	/* A view asks for the space profile. */
 	if (o->given & GIVEN_VIEW)
 		o->load.kind = LOADER_KIND_SPACE;
@@ -638,6 +801,9 @@ parse_args(struct options *o, int argc, char **argv)
 	o->spool = argv[optind];
 	o->spools = argv + optind;
 	o->nspools = (size_t)(argc - optind);
+	if (o->diff && (o->follow || o->report == REPORT_ANNOTATE))
+		usage_error("--diff does not go with --follow, --disassemble "
+			    "or --list");
 	if (o->follow && (o->nspools != 1 || o->children))
 		usage_error("--follow follows one SPOOL, without --children");
 }
@@ -1161,6 +1327,60 @@ follow(struct options *o)
 	}
 }
 
+/* One run of --diff: a spool (with --children its process tree), hidden
+ * functions collapsed. NULL after an error line. */
+static struct profile *
+load_run(struct options *o, const char *path, int *status)
+{
+	char *paths[1] = { (char *)path };
+	o->spool = path;
+	o->spools = paths;
+	o->nspools = 1;
+	struct profile *p = load_all(o, status);
+	o->spools = NULL;
+	return p ? hide_apply_take(p, &o->hide) : NULL;
+}
+
+/* --diff: loads both sides run by run, compares, writes. Returns the
+ * exit status (diff.h: 3 when the gate fails). */
+static int
+run_diff(struct options *o, char **news, size_t nnews)
+{
+	size_t n = o->nbases + nnews;
+	struct profile **ps = xcalloc(n, sizeof(*ps));
+	const char **names = xcalloc(n, sizeof(*names));
+	int status = EXIT_FAILURE;
+	size_t got = 0;
+	struct diff d;
+	struct outfile out;
+
+	o->dopts.threshold_pct = o->threshold_pct;
+	if (o->rules && diff_rules_read(&o->dopts, o->rules) < 0)
+		goto out_free;
+	for (; got < n; got++) {
+		names[got] = got < o->nbases ? o->bases[got] :
+					       news[got - o->nbases];
+		if (!(ps[got] = load_run(o, names[got], &status)))
+			goto out_free;
+	}
+	if (diff_compute(&d, &o->dopts, ps, names, o->nbases, ps + o->nbases,
+			 names + o->nbases, nnews) < 0)
+		goto out_free;
+	if (outfile_open(&out, o->output) == 0) {
+		diff_write(out.fp, &d);
+		status = outfile_commit(&out) < 0 ? EXIT_FAILURE :
+						    diff_status(&d);
+	}
+	diff_free(&d);
+out_free:
+	for (size_t i = 0; i < got; i++)
+		profile_free(ps[i]);
+	free(ps);
+	free(names);
+	diff_opts_free(&o->dopts);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1170,6 +1390,12 @@ main(int argc, char **argv)
 	if (o.follow) {
 		int ret = follow(&o);
 		hide_rules_free(&o.hide);
+		return ret;
+	}
+	if (o.diff) {
+		int ret = run_diff(&o, o.spools, o.nspools);
+		hide_rules_free(&o.hide);
+		free(o.bases);
 		return ret;
 	}
 	if (o.report == REPORT_PROCESSES) {

@@ -122,6 +122,20 @@ report_delivered_hz(const struct profile_header *h, double *hz)
 	return true;
 }
 
+/* Why the automatic choice passed the perf source over (PROCESS flags). */
+static void
+perf_refused_note(FILE *out, const struct profile_header *h)
+{
+	if (!(h->process_flags & SPOOL_PROCESS_PERF_REFUSED))
+		return;
+	if (h->process_flags & SPOOL_PROCESS_PERF_DENIED)
+		fputs(" (perf_event_open was denied: perf_event_paranoid, or "
+		      "a seccomp or container policy)", out);
+	else
+		fputs(" (perf_event_open failed: no perf events in this "
+		      "kernel or sandbox)", out);
+}
+
 static void
 source_line(FILE *out, const struct profile *p)
 {
@@ -141,6 +155,7 @@ source_line(FILE *out, const struct profile *p)
 		if (h->process_flags & SPOOL_PROCESS_JITTER)
 			fputs(" (random periods, 0.5 to 1.5 times the mean)",
 			      out);
+		perf_refused_note(out, h);
 		if (h->clock == SPOOL_CLOCK_WALL)
 			fprintf(out, "; wall clock: %llu sample%s of running "
 				"threads, %llu record%s of blocked time",

@@ -28,6 +28,9 @@
 #define SECONDS_DECIMALS 9
 #define PCT_DECIMALS 4
 #define HZ_DECIMALS 3
+/* man/profanalyze.schema.json's version: raised when a field is removed or
+ * changes meaning (a new field is no change to a reader). */
+#define REPORT_JSON_SCHEMA_VERSION 1
 
 static const char *
 clock_name(uint32_t clock)
@@ -175,6 +178,11 @@ common:
 	json_bool(j, (h->process_flags & SPOOL_PROCESS_USER_ONLY) != 0);
 	json_key(j, "random_periods");
 	json_bool(j, (h->process_flags & SPOOL_PROCESS_JITTER) != 0);
+	/* Why the automatic choice passed perf over: null when it did not. */
+	json_key(j, "perf_refused");
+	json_string(j, !(h->process_flags & SPOOL_PROCESS_PERF_REFUSED) ? NULL :
+		       h->process_flags & SPOOL_PROCESS_PERF_DENIED ? "denied" :
+								      "failed");
 	json_key(j, "ended");
 	json_string(j, !h->complete ? NULL
 		       : h->end_reason == SPOOL_END_EXIT ? "exit"
@@ -462,6 +470,9 @@ report_json_write(FILE *out, const struct profile *p)
 	}
 	json_init(&j, out);
 	json_begin_object(&j);
+	/* The version of man/profanalyze.schema.json this output follows. */
+	json_key(&j, "schema_version");
+	json_uint(&j, REPORT_JSON_SCHEMA_VERSION);
 	write_header(&j, p);
 	json_key(&j, "functions");
 	json_begin_array(&j);

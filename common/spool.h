@@ -130,6 +130,12 @@ struct spool_process {
 #define SPOOL_PROCESS_USER_ONLY 0x1u /* samples cover user-mode CPU time only */
 #define SPOOL_PROCESS_JITTER 0x2u /* perf periods drawn at random around
 				   * period_ns (uniform, 0.5 to 1.5 times) */
+/* The source was chosen (no --timer) and perf_event_open failed, so a
+ * later one was taken; DENIED: with EACCES or EPERM (perf_event_paranoid,
+ * a seccomp or container policy), else with another error (no perf
+ * events in this kernel or sandbox). */
+#define SPOOL_PROCESS_PERF_REFUSED 0x4u
+#define SPOOL_PROCESS_PERF_DENIED 0x8u
 
 struct spool_segment {
 	uint64_t vaddr;  /* p_vaddr of the PT_LOAD header */

@@ -85,6 +85,9 @@ _Static_assert(SPOOL_MAX_DEPTH + OWN_FRAMES_MAX <= UNWIND_MEMO_DEPTH,
 /* Mean sampling interval; 0 while off. settled: it will not change. */
 static _Atomic uint64_t space_interval;
 static _Atomic int space_settled;
+/* --space-seed, 0 for none; and the threads seeded from it so far. */
+static uint64_t space_seed;
+static _Atomic uint64_t space_seeded;
 /* Our own code, whose frames a sampled stack starts with. */
 static uint64_t own_lo, own_hi;
 
@@ -424,8 +427,10 @@ alloc_expired(struct alloc_tls *a, size_t n)
 		return 0;
 	}
 	if (!a->cd.rng)
-		a->cd.rng = countdown_seed((uint64_t)(uintptr_t)a,
-					   prof_now_ns());
+		a->cd.rng = space_seed ?
+			countdown_seed(space_seed, atomic_fetch_add(
+						   &space_seeded, 1)) :
+			countdown_seed((uint64_t)(uintptr_t)a, prof_now_ns());
 	int hit = countdown_expired(&a->cd, n, interval);
 	a->room = a->cd.left - 1; /* cd.left >= 1 */
 	return hit;
@@ -1010,6 +1015,12 @@ dallocx(void *p, int flags)
 }
 
 /* ---- life cycle ---- */
+
+void
+alloc_set_seed(uint64_t seed)
+{
+	space_seed = seed;
+}
 
 void
 alloc_start(uint64_t interval)

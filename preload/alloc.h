@@ -38,6 +38,13 @@ struct thread_slot;
 void
 alloc_start(uint64_t interval);
 
+/* Fixes the seed of the byte sampling (profrun --space-seed; 0: random,
+ * the default): thread k to draw its first countdown gets the k-th seed
+ * of seed's sequence, so that a deterministic program's allocations are
+ * sampled alike run after run. Called before alloc_start(). */
+void
+alloc_set_seed(uint64_t seed);
+
 /* Brackets the profiler's own work on a target thread: while inside
  * (nestable), the wrappers pass straight through, neither counting nor
  * sampling. async-signal-safe */

@@ -315,6 +315,17 @@ appender_samples(void)
 	return atomic_load(&samples);
 }
 
+/* PROCESS.flags saying why the automatic choice passed perf over. */
+static uint32_t
+perf_refused_flags(void)
+{
+	int rc = prof_state.perf_refused;
+	if (!rc || prof_state.timer == SPOOL_TIMER_PERF)
+		return 0;
+	return SPOOL_PROCESS_PERF_REFUSED |
+	       (rc == -EACCES || rc == -EPERM ? SPOOL_PROCESS_PERF_DENIED : 0);
+}
+
 static struct spool_str
 str_of(const char *s, size_t len)
 {
@@ -368,7 +379,8 @@ write_process(void)
 			 (prof_state.timer == SPOOL_TIMER_PERF &&
 					  prof_state.cfg.time &&
 					  prof_state.cfg.jitter ?
-				  SPOOL_PROCESS_JITTER : 0),
+				  SPOOL_PROCESS_JITTER : 0) |
+			 perf_refused_flags(),
 		.space_interval = prof_state.cfg.space_interval,
 	};
 	struct spool_buf b;

@@ -586,6 +586,7 @@ preload_init(void)
 	if (start() == 0) {
 		prof_state.initialised = 1;
 		pthread_atfork(prefork, postfork_parent, postfork_child);
+		alloc_set_seed(prof_state.cfg.space_seed);
 		alloc_start(prof_state.cfg.space_interval);
 	} else {
 		atomic_store(&prof_state.enabled, 0);

@@ -55,6 +55,7 @@ struct options {
 	int time;                /* sample CPU time */
 	int jitter;              /* random periods (perf source) */
 	uint64_t space_interval; /* mean bytes between allocation samples */
+	const char *space_seed;  /* --space-seed, NULL: random */
 };
 
 static void
@@ -99,6 +100,9 @@ usage(FILE *f)
 		"                         on average (default 512K; K, M and G\n"
 		"                         suffixes are powers of 1024; 0 is\n"
 		"                         --no-space)\n"
+		"      --space-seed=N     a fixed seed (1 or more) for the byte\n"
+		"                         sampling: a deterministic program gets\n"
+		"                         the same space profile run after run\n"
 		"  -q, --quiet            no summary line at the end\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n");
@@ -181,6 +185,20 @@ parse_bytes(const char *opt, const char *s)
 	return (uint64_t)v << shift;
 }
 
+/* --space-seed: a whole number from 1 to 2^64 - 1, passed on as given
+ * (the library parses it again). */
+static const char *
+parse_seed(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0)
+		die_usage("--space-seed=%s: expected a whole number from 1 to "
+			  "2^64 - 1", s);
+	return s;
+}
+
 /* The long option without an argument whose val is val, or NULL. */
 static const struct option *
 no_arg_option(int val, const struct option *longopts)
@@ -235,7 +253,7 @@ parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
 	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
 	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL,
-	       OPT_CLOCK, OPT_MAX_DEPTH, OPT_NO_JITTER };
+	       OPT_CLOCK, OPT_MAX_DEPTH, OPT_NO_JITTER, OPT_SPACE_SEED };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
@@ -254,6 +272,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "no-time", no_argument, NULL, OPT_NO_TIME },
 		{ "no-space", no_argument, NULL, OPT_NO_SPACE },
 		{ "space-interval", required_argument, NULL, OPT_SPACE_INTERVAL },
+		{ "space-seed", required_argument, NULL, OPT_SPACE_SEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -344,6 +363,9 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_SPACE_INTERVAL:
 			o->space_interval = parse_bytes("--space-interval", optarg);
+			break;
+		case OPT_SPACE_SEED:
+			o->space_seed = parse_seed(optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -610,6 +632,7 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	setenv("PROF_JITTER", o->jitter ? "1" : "0", 1);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->space_interval);
 	setenv("PROF_SPACE_INTERVAL", buf, 1);
+	setenv("PROF_SPACE_SEED", o->space_seed ? o->space_seed : "0", 1);
 }
 
 /* The signals profrun passes on to the program, as timeout(1) and

@@ -169,7 +169,8 @@ prof_config_from_env(struct prof_config *cfg)
 	cfg->space_interval = PROF_DEFAULT_SPACE_INTERVAL;
 	if (parse_uint("PROF_TIME", 0, 1, &time) ||
 	    parse_uint("PROF_JITTER", 0, 1, &jitter) ||
-	    parse_u64("PROF_SPACE_INTERVAL", &cfg->space_interval))
+	    parse_u64("PROF_SPACE_INTERVAL", &cfg->space_interval) ||
+	    parse_u64("PROF_SPACE_SEED", &cfg->space_seed))
 		return -EINVAL;
 	if (cfg->space_interval > PROF_MAX_SPACE_INTERVAL) {
 		log_msg("PROF_SPACE_INTERVAL: more than 2^40 bytes; profiling disabled");

@@ -44,6 +44,8 @@ struct prof_config {
 				* random around the mean (default 1) */
 	uint64_t space_interval; /* PROF_SPACE_INTERVAL: mean bytes between
 				  * allocation samples, 0 for none */
+	uint64_t space_seed;   /* PROF_SPACE_SEED: the byte sampling's fixed
+				* seed, 0 for a random one */
 };
 
 struct prof_state {
@@ -52,6 +54,8 @@ struct prof_state {
 	_Atomic int disabled; /* a failure turned profiling off for good */
 	int initialised;
 	int timer;            /* enum spool_timer in use */
+	int perf_refused;     /* -errno of perf_event_open when the automatic
+			       * choice passed perf over, else 0 */
 	uint64_t period_ns;
 	pid_t pid;
 	uint64_t start_mono_ns;

@@ -174,6 +174,9 @@ timer_choose(void)
 			prof_state.timer = order[i];
 			return 0;
 		}
+		/* Why perf was passed over goes into the spool's header. */
+		if (order[i] == SPOOL_TIMER_PERF)
+			prof_state.perf_refused = rc;
 	}
 	return rc;
 }

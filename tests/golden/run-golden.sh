@@ -13,7 +13,9 @@
 #                  and unnamed frames mkspool placed by function name
 #                  written as BASENAME+NAME+OFF (see tests/mkspool.c)
 #
-# JSON output is also checked to parse, with python3 -m json.tool.
+# JSON output is also checked to parse, with python3 -m json.tool, and
+# to follow man/profanalyze.schema.json (tests/check-json-schema.py);
+# --diff --format=json output, man/profanalyze-diff.schema.json.
 # profanalyze runs under timeout(1): a case that would block forever (on
 # a FIFO, say) fails with exit 124 instead of hanging the suite.
 set -u
@@ -64,10 +66,26 @@ fi
 	-e "s|$bld|@BUILD@|g" -e "s|$src|@SRC@|g" >"$tmp/actual"
 
 case " $args " in
+*" --diff "*" --format=json "*)
+	# --diff's JSON follows man/profanalyze-diff.schema.json.
+	if ! python3 "$src/tests/check-json-schema.py" \
+		"$src/man/profanalyze-diff.schema.json" "$tmp/stdout"
+	then
+		echo "golden $name: --diff JSON does not follow the schema"
+		exit 1
+	fi
+	;;
 *" --json "*)
 	if [ $rc -eq 0 ] && ! python3 -m json.tool "$tmp/stdout" >/dev/null
 	then
 		echo "golden $name: --json output is not valid JSON"
+		exit 1
+	fi
+	# and follows its documented schema (man/profanalyze.schema.json).
+	if [ $rc -eq 0 ] && ! python3 "$src/tests/check-json-schema.py" \
+		"$src/man/profanalyze.schema.json" "$tmp/stdout"
+	then
+		echo "golden $name: --json output does not follow the schema"
 		exit 1
 	fi
 	;;

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The CI recipe of the README, end to end: profile a benchmark's base and
+head versions, three runs each, and gate with `profanalyze --diff
+--fail-above=5`. diff_bench's head doubles bench_b's work (ground truth by
+construction): the gate must fail (exit 3) and name bench_b, and nothing
+but bench_b and what bench_b itself calls (its work: the loop polls the
+thread's CPU clock, so clock_gettime is called more often too, a real
+growth the gate may name); two sets of runs of the same version must
+pass (exit 0).
+
+The second check is a statistical claim: the test is at 5 % family-wise,
+and a false alarm also needs a growth above 5 %, so it fails far less than
+once in twenty; BENCHMARKS.md records the identical pair run 20 times
+(--identical=20, which only counts and does not fail).
+
+usage: test_diff_gate.py DIFF_BENCH DIFF_BENCH_HEAD [--identical=N]
+"""
+import json
+import os
+import sys
+
+import prof
+
+REPS = 3
+SCALE = '1'
+# Samples a base run must have: bench_b's 30 % of them then has at least
+# 150, and its doubling is some 8 standard errors (the gate needs about 3).
+MIN_RUN_SAMPLES = 400
+
+
+def runs(target, tag, reps=REPS):
+    """reps spools of target, as the recipe's loop makes them."""
+    spools = []
+    for i in range(reps):
+        spool = os.path.join(prof.tmpdir(), f'{tag}.{i}.spool')
+        r = prof.profrun(['-q', '-F', '1000', '-o', spool, '--', target,
+                          SCALE])
+        if r.returncode != 0:
+            raise prof.Fail(f'profrun {target}: exit {r.returncode}\n'
+                            f'{r.stderr[-2000:]}')
+        spools.append(spool)
+    return spools
+
+
+def gate(base, new, fmt):
+    """The recipe's comparison; returns (exit status, output)."""
+    args = [prof.profanalyze_path(), '--diff', '--fail-above=5',
+            f'--format={fmt}'] + [f'--base={s}' for s in base] + new
+    r = prof.run(args)
+    if r.returncode not in (0, 3):
+        raise prof.Fail(f'profanalyze --diff: exit {r.returncode}\n'
+                        f'{r.stderr[-2000:]}')
+    return r.returncode, r.stdout
+
+
+def work_of(spool, name):
+    """name and the functions it calls, directly or not, in the spool."""
+    _, report = prof.analyze(spool)
+    funcs = [f['name'] for f in report['functions']]
+    callees = {}
+    for e in report['edges']:
+        if e['caller'] is not None and e['callee'] is not None:
+            callees.setdefault(e['caller'], set()).add(e['callee'])
+    todo = [i for i, f in enumerate(funcs) if f == name]
+    seen = set(todo)
+    while todo:
+        for c in callees.get(todo.pop(), ()):
+            if c not in seen:
+                seen.add(c)
+                todo.append(c)
+    return {funcs[i] for i in seen}
+
+
+def check_samples(base):
+    for s in base:
+        _, report = prof.analyze(s)
+        n = prof.field(report, 'samples')
+        if n < MIN_RUN_SAMPLES:
+            raise prof.Fail(f'{s}: {n} samples, too few for the check '
+                            f'(want {MIN_RUN_SAMPLES})')
+
+
+def identical(base_target, n):
+    passed = 0
+    for k in range(n):
+        rc, out = gate(runs(base_target, f'i{k}a'), runs(base_target,
+                                                           f'i{k}b'), 'json')
+        failed = json.loads(out)['verdict']['failed']
+        print(f'identical pair {k + 1}: exit {rc} {failed}')
+        passed += rc == 0
+    print(f'identical pair passed {passed} of {n}')
+
+
+def test():
+    base_target, head_target = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3 and sys.argv[3].startswith('--identical='):
+        identical(base_target, int(sys.argv[3].split('=', 1)[1]))
+        return
+    base = runs(base_target, 'base')
+    check_samples(base)
+    head = runs(head_target, 'head')
+    rc, md = gate(base, head, 'markdown')
+    print(md)
+    if rc != 3 or not md.startswith('**profrun: FAIL**'):
+        raise prof.Fail(f'head doubles bench_b: exit {rc}, want 3\n{md}')
+    rc, out = gate(base, head, 'json')
+    failed = json.loads(out)['verdict']['failed']
+    allowed = set().union(*(work_of(s, 'bench_b') for s in head))
+    print(f'the gate named {failed}; bench_b and its callees: '
+          f'{sorted(allowed)}')
+    if 'bench_b' not in failed or not set(failed) <= allowed:
+        raise prof.Fail(f'the gate named {failed}, want bench_b and at '
+                        f'most its callees {sorted(allowed)}')
+    again = runs(base_target, 'again')
+    rc, out = gate(base, again, 'text')
+    print(out)
+    if rc != 0:
+        raise prof.Fail(f'two runs of one version: exit {rc}, want 0\n{out}')
+
+
+prof.main(test)
