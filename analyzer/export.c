@@ -18,6 +18,9 @@ static const char *const names[EXPORT_FORMAT_MAX_] = {
 	[EXPORT_PPROF] = "pprof",
 	[EXPORT_JSON] = "json",
 	[EXPORT_MLMON_COUNT] = "mlmon-count",
+	[EXPORT_HTML] = "html",
+	[EXPORT_SPEEDSCOPE] = "speedscope",
+	[EXPORT_FIREFOX] = "firefox",
 };
 
 int
@@ -35,7 +38,20 @@ const char *
 export_names(void)
 {
 	return "lispworks, mlmon, mlmon-count, sympro, sympro-json, folded, "
-	       "callgrind, dot, pprof, json";
+	       "callgrind, dot, pprof, json, html, speedscope, firefox";
+}
+
+bool
+export_timeline(enum export_format fmt)
+{
+	return fmt == EXPORT_HTML || fmt == EXPORT_SPEEDSCOPE ||
+	       fmt == EXPORT_FIREFOX;
+}
+
+bool
+export_space_views(enum export_format fmt)
+{
+	return fmt == EXPORT_HTML;
 }
 
 bool
@@ -67,6 +83,12 @@ export_write(FILE *out, enum export_format fmt, const struct profile *p,
 		return export_dot_write(out, p, opts);
 	case EXPORT_PPROF:
 		return export_pprof_write(out, p, opts);
+	case EXPORT_HTML:
+		return export_html_write(out, p, opts);
+	case EXPORT_SPEEDSCOPE:
+		return export_speedscope_write(out, p, opts);
+	case EXPORT_FIREFOX:
+		return export_firefox_write(out, p, opts);
 	case EXPORT_JSON:
 	case EXPORT_FORMAT_MAX_:
 		break;

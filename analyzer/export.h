@@ -16,6 +16,8 @@
 #include "funcorder.h"
 #include "profile.h"
 
+struct timeline;
+
 enum export_format {
 	EXPORT_LISPWORKS,  /* LispWorks profiler tree file */
 	EXPORT_MLMON,      /* MLton mlmon.out */
@@ -27,6 +29,9 @@ enum export_format {
 	EXPORT_PPROF,      /* gzipped profile.proto */
 	EXPORT_JSON,       /* the whole model (report_json.h) */
 	EXPORT_MLMON_COUNT, /* mlmon.out of exact call counts ("count") */
+	EXPORT_HTML,       /* one self-contained page (export_html.c) */
+	EXPORT_SPEEDSCOPE, /* speedscope's file format, per thread */
+	EXPORT_FIREFOX,    /* Gecko profile (Firefox Profiler), per thread */
 	EXPORT_FORMAT_MAX_,
 };
 
@@ -40,6 +45,15 @@ struct export_opts {
 	double hide_self_pct;
 	double hide_subs_pct;
 	enum funcorder order;
+	/* dot: at most this many functions, the heaviest by total; 0: all. */
+	size_t node_count;
+	/* The samples in time, for the formats that draw a timeline
+	 * (export_timeline()); NULL when not read. */
+	const struct timeline *timeline;
+	/* html of a space profile: the profile of each view (by enum
+	 * profile_space_view, hiding applied, the one exported among them),
+	 * NULL when not read (export_space_views()). */
+	const struct profile *space_views[3];
 };
 
 /* The format named name ("lispworks", "pprof", ...); -1 when none is. */
@@ -49,6 +63,16 @@ export_parse(const char *name, enum export_format *fmt);
 /* The names of all formats, comma-separated, for messages. */
 const char *
 export_names(void);
+
+/* Whether the format shows the samples in time, so that the caller reads
+ * the spools again for opts->timeline (timeline.h). */
+bool
+export_timeline(enum export_format fmt);
+
+/* Whether the format shows every view of a space profile, so that the
+ * caller reads the other views for opts->space_views. */
+bool
+export_space_views(enum export_format fmt);
 
 /* Whether the format is binary (not for a terminal). */
 bool
@@ -92,6 +116,18 @@ export_callgrind_write(FILE *out, const struct profile *p,
 int
 export_dot_write(FILE *out, const struct profile *p,
 		 const struct export_opts *opts);
+/* The page: analyzer/html/, its data in export_html.c. */
+int
+export_html_write(FILE *out, const struct profile *p,
+		  const struct export_opts *opts);
+/* One sampled profile per thread, in time order. */
+int
+export_speedscope_write(FILE *out, const struct profile *p,
+			const struct export_opts *opts);
+/* Time profiles only: -1 with an error line for a space profile. */
+int
+export_firefox_write(FILE *out, const struct profile *p,
+		     const struct export_opts *opts);
 int
 export_pprof_write(FILE *out, const struct profile *p,
 		   const struct export_opts *opts);

@@ -40,6 +40,7 @@
 #include "report_json.h"
 #include "report_outline.h"
 #include "textesc.h"
+#include "timeline.h"
 #include "report_racket.h"
 #include "space.h"
 #include "srcline.h"
@@ -73,6 +74,7 @@ enum report_kind {
 #define GIVEN_VIEW 0x20u     /* --alloc, --inuse, --peak */
 #define GIVEN_THRESHOLD 0x40u
 #define GIVEN_DIFF 0x80u      /* options of --diff only */
+#define GIVEN_NODE_COUNT 0x100u
 
 struct options {
 	enum report_kind report;
@@ -85,6 +87,7 @@ struct options {
 	enum export_format format;
 	size_t root, max_indent;
 	size_t max_depth;     /* --max-depth, REPORT_OUTLINE_ALL: none */
+	size_t node_count;    /* --node-count (dot), 0: no limit */
 	struct hide_rules hide;
 	struct loader_opts load;
 	const char *output; /* NULL: standard output */
@@ -122,6 +125,7 @@ enum {
 	OPT_ROOT,
 	OPT_MAX_INDENT,
 	OPT_MAX_DEPTH,
+	OPT_NODE_COUNT,
 	OPT_HIDE,
 	OPT_HIDE_MODULE,
 	OPT_SHOW_ALL,
@@ -178,7 +182,9 @@ static const char usage_text[] =
 	"lispworks, mlmon,\n"
 	"                         mlmon-count, sympro, sympro-json, folded, "
 	"callgrind,\n"
-	"                         dot, pprof, json (see profanalyze(1))\n"
+	"                         dot, pprof, json, html, speedscope, "
+	"firefox\n"
+	"                         (see profanalyze(1))\n"
 	"      --disassemble=FUNCTION\n"
 	"                         the annotated disassembly of FUNCTION (a "
 	"name,\n"
@@ -269,6 +275,9 @@ static const char usage_text[] =
 	"      --hide-subs PCT    ... whose caller and callee lines are all "
 	"below PCT\n"
 	"                         percent (default 2.0)\n"
+	"      --node-count=N     --format=dot: at most N functions, the "
+	"heaviest\n"
+	"                         (default 80; 0: all)\n"
 	"      --root=N           outline: only the subtree of line N\n"
 	"      --max-indent=N     outline: indent by at most N columns\n"
 	"      --max-depth=N      outline: at most N levels, the deeper "
@@ -387,6 +396,7 @@ static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "max-indent", required_argument, NULL, OPT_MAX_INDENT },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "node-count", required_argument, NULL, OPT_NODE_COUNT },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "hide-module", required_argument, NULL, OPT_HIDE_MODULE },
 	{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
@@ -509,6 +519,10 @@ take_tuning(struct options *o, int c)
 	case OPT_MAX_INDENT:
 		o->max_indent = parse_count("--max-indent", optarg);
 		o->given |= GIVEN_OUTLINE;
+		break;
+	case OPT_NODE_COUNT:
+		o->node_count = parse_count("--node-count", optarg);
+		o->given |= GIVEN_NODE_COUNT;
 		break;
 	case OPT_MAX_DEPTH:
 		o->max_depth = parse_count("--max-depth", optarg);
@@ -720,6 +734,8 @@ check_applies(const struct options *o)
 	if ((o->given & (GIVEN_ORDER | GIVEN_STYLE)) && !graph)
 		usage_error("--order and --style apply to --graph only");
 	bool dot = o->report == REPORT_EXPORT && o->format == EXPORT_DOT;
+	if ((o->given & GIVEN_NODE_COUNT) && !dot)
+		usage_error("--node-count applies to --format=dot only");
 	if ((o->given & GIVEN_RACKET) && !(graph && o->racket) && !dot)
 		usage_error("--hide-self and --hide-subs apply to --graph "
 			    "--style=racket and --format=dot only");
@@ -730,11 +746,12 @@ check_applies(const struct options *o)
 			    "--style=racket, whose thresholds are --hide-self "
 			    "and --hide-subs");
 	/* The other outputs list everything: a threshold would be ignored. */
-	if ((o->given & GIVEN_THRESHOLD) && !graph &&
+	bool html = o->report == REPORT_EXPORT && o->format == EXPORT_HTML;
+	if ((o->given & GIVEN_THRESHOLD) && !graph && !html &&
 	    o->report != REPORT_FLAT && o->report != REPORT_OUTLINE)
-		usage_error("--threshold applies to --flat, --graph and "
-			    "--outline only (the other outputs list every "
-			    "function)");
+		usage_error("--threshold applies to --flat, --graph, --outline "
+			    "and --format=html only (the other outputs list "
+			    "every function)");
 	if ((o->given & GIVEN_FRACTION) && !(graph && !o->racket))
 		usage_error("--fractional-threshold applies to --graph "
 			    "(allegro style) only");
@@ -779,6 +796,7 @@ parse_args(struct options *o, int argc, char **argv)
 	o->root = REPORT_OUTLINE_ALL;
 	o->max_indent = REPORT_OUTLINE_ALL;
 	o->max_depth = REPORT_OUTLINE_MAX_DEPTH;
+	o->node_count = 80;
 	o->load.resolve.debug_root = DEBUG_ROOT;
 	hide_rules_defaults(&o->hide);
 	o->dopts.fail_pct = NAN;
@@ -831,7 +849,8 @@ write_graph(FILE *out, const struct options *o, const struct profile *p)
 /* Writes the chosen report; returns 0, or -1 after an error line. */
 static int
 write_body(FILE *out, const struct options *o, const struct profile *p,
-	   const struct report_outline *outline)
+	   const struct report_outline *outline, const struct timeline *tl,
+	   struct profile *const views[3])
 {
 	struct report_flat_opts fo = { .threshold_pct = o->threshold_pct };
 	struct export_opts eo = {
@@ -840,6 +859,9 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 		.hide_self_pct = o->hide_self_pct,
 		.hide_subs_pct = o->hide_subs_pct,
 		.order = o->order,
+		.node_count = o->node_count,
+		.timeline = tl,
+		.space_views = { views[0], views[1], views[2] },
 	};
 
 	switch (o->report) {
@@ -898,11 +920,19 @@ prepare_outline(const struct options *o, const struct profile *p)
 	return NULL;
 }
 
+static struct timeline *
+read_timeline(const struct options *o, const struct profile *p);
+static int
+read_space_views(const struct options *o, const struct profile *p,
+		 struct profile *views[3]);
+
 /* Writes the report; returns the exit status. */
 static int
 write_report(const struct options *o, const struct profile *p)
 {
 	struct report_outline *outline = NULL;
+	struct timeline *tl = NULL;
+	struct profile *views[3] = { NULL, NULL, NULL };
 	struct outfile out;
 
 	if (o->report == REPORT_OUTLINE &&
@@ -915,12 +945,26 @@ write_report(const struct options *o, const struct profile *p)
 		report_outline_free(outline);
 		return EXIT_USAGE;
 	}
-	if (outfile_open(&out, o->output) < 0) {
+	if (o->report == REPORT_EXPORT && export_timeline(o->format) &&
+	    !(tl = read_timeline(o, p))) {
 		report_outline_free(outline);
 		return 1;
 	}
-	int ret = write_body(out.fp, o, p, outline);
+	int ret = -1;
+	bool opened = false;
+	if (!(o->report == REPORT_EXPORT && export_space_views(o->format) &&
+	      read_space_views(o, p, views) < 0) &&
+	    outfile_open(&out, o->output) == 0) {
+		opened = true;
+		ret = write_body(out.fp, o, p, outline, tl, views);
+	}
 	report_outline_free(outline);
+	timeline_free(tl);
+	for (int v = 0; v < 3; v++)
+		if (views[v] != p)
+			profile_free(views[v]);
+	if (!opened)
+		return 1;
 	if (ret < 0) {
 		outfile_abort(&out);
 		return 1;
@@ -981,6 +1025,25 @@ spool_paths(const struct options *o, struct family *fams, size_t *n)
 		}
 	}
 	return paths;
+}
+
+/* The samples of p in time, for the exports that draw a timeline: the
+ * spools read again (timeline.h). NULL after an error line. */
+static struct timeline *
+read_timeline(const struct options *o, const struct profile *p)
+{
+	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
+	size_t n;
+	diag_set_quiet(true);
+	char **paths = spool_paths(o, fams, &n);
+	diag_set_quiet(false);
+	struct timeline *tl = paths ? timeline_collect(p, paths, n, &o->load)
+				    : NULL;
+	for (size_t i = 0; i < o->nspools; i++)
+		family_free(&fams[i]);
+	free(paths);
+	free(fams);
+	return tl;
 }
 
 /* "10 main, 11 worker": the threads of the spools read, for the error
@@ -1088,6 +1151,34 @@ load_all(struct options *o, int *status)
 	free(paths);
 	free(fams);
 	return p;
+}
+
+/* For the html export of a space profile p: the profile of each view,
+ * the other two read as p was (quietly: p's read gave the warnings) and
+ * hidden as p. views[p's view] is p. Returns 0, or -1 after an error. */
+static int
+read_space_views(const struct options *o, const struct profile *p,
+		 struct profile *views[3])
+{
+	if (p->hdr.kind != PROFILE_KIND_SPACE)
+		return 0;
+	for (int v = 0; v < 3; v++) {
+		if (v == (int)p->hdr.space.view) {
+			views[v] = (struct profile *)p;
+			continue;
+		}
+		struct options one = *o;
+		int status = 0;
+		one.load.kind = LOADER_KIND_SPACE;
+		one.load.space_view = (enum profile_space_view)v;
+		diag_set_quiet(true);
+		struct profile *q = load_all(&one, &status);
+		diag_set_quiet(false);
+		if (!q)
+			return -1;
+		views[v] = hide_apply_take(q, &o->hide);
+	}
+	return 0;
 }
 
 /* --disassemble and --list: the functions are found in p (an error
