@@ -272,7 +272,9 @@ normalized(const struct diff_opts *o, const struct profile *p, double w,
 		return;
 	}
 	case DIFF_NORM_FUNC:
-		/* The part need not be inside the harness: the delta
+		/* Per call (o->per_call: h is the harness's exact calls in
+		 * the figures' unit, hv 0), or a share of its total. The
+		 * part need not be inside the harness: the delta
 		 * method without the covariance, which only overstates
 		 * the variance of a part that is inside it. */
 		if (h <= 0) {
@@ -291,6 +293,7 @@ struct side {
 	struct run_index *runs;
 	size_t n;
 	double *h, *hv; /* per run: the harness's total and variance */
+	uint64_t *calls; /* per run: its exact calls, 0 when not counted */
 };
 
 /* One side's estimate of one metric of a row from per-run x[] and v[]. */
@@ -419,6 +422,7 @@ side_harness(const struct diff_opts *o, struct side *s,
 {
 	s->h = xcalloc(s->n, sizeof(*s->h));
 	s->hv = xcalloc(s->n, sizeof(*s->hv));
+	s->calls = xcalloc(s->n, sizeof(*s->calls));
 	if (o->normalize != DIFF_NORM_FUNC)
 		return 0;
 	for (size_t i = 0; i < s->n; i++) {
@@ -432,8 +436,35 @@ side_harness(const struct diff_opts *o, struct side *s,
 		}
 		s->h[i] = (double)f->total;
 		s->hv[i] = f->total_var;
+		if (f->flags & PROFILE_FUNC_COUNTED)
+			s->calls[i] = f->calls;
 	}
 	return 0;
+}
+
+/* With the harness's calls counted in every run of both sides, the
+ * figures become per call of it: the denominator is its calls (in the
+ * figures' unit), which have no variance. */
+static void
+harness_per_call(struct diff_opts *o, struct side *sides, double u)
+{
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sides[k].n; i++)
+			if (!sides[k].calls[i])
+				return;
+	o->per_call = true;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sides[k].n; i++) {
+			sides[k].h[i] = (double)sides[k].calls[i] * u;
+			sides[k].hv[i] = 0;
+		}
+}
+
+bool
+diff_fractions(const struct diff_opts *o)
+{
+	return o->normalize == DIFF_NORM_TOTAL ||
+	       (o->normalize == DIFF_NORM_FUNC && !o->per_call);
 }
 
 /* The rule of a row: the first matching rule, else the command line's
@@ -625,6 +656,7 @@ diff_compute(struct diff *d, const struct diff_opts *o,
 {
 	struct side sides[2] = { { .n = nbase }, { .n = nnew } };
 	struct profile *const *ps[2] = { base, new };
+	struct diff_opts oo = *o;
 	int ret = -1;
 
 	*d = (struct diff){
@@ -640,6 +672,10 @@ diff_compute(struct diff *d, const struct diff_opts *o,
 	if (side_harness(o, &sides[0], base_names) < 0 ||
 	    side_harness(o, &sides[1], new_names) < 0)
 		goto out_free;
+	if (o->normalize == DIFF_NORM_FUNC)
+		harness_per_call(&oo, sides, unit_of(base[0]));
+	d->opts.per_call = oo.per_call;
+	o = &oo;
 	size_t nfunc = d->nfunc = build_rows(d, o, sides);
 	double alpha = DIFF_ALPHA / (double)(d->nrows ? d->nrows : 1);
 	for (size_t i = 0; i < d->nrows; i++)
@@ -659,6 +695,7 @@ out_free:
 		free(sides[k].runs);
 		free(sides[k].h);
 		free(sides[k].hv);
+		free(sides[k].calls);
 	}
 	if (ret < 0)
 		diff_free(d);

@@ -73,6 +73,10 @@ struct diff_rule {
 struct diff_opts {
 	enum diff_normalize normalize;
 	const char *norm_func;   /* DIFF_NORM_FUNC */
+	/* Set by diff_compute(): DIFF_NORM_FUNC's function had its calls
+	 * counted exactly in every run (-finstrument-functions), so the
+	 * figures are per call of it, not shares of its total. */
+	bool per_call;
 	enum diff_metric metric; /* what the gate and the sort read */
 	double fail_pct, fail_abs; /* NAN: not given */
 	struct diff_rule *rules; /* from diff_rules_read; may be NULL */
@@ -128,6 +132,11 @@ struct diff {
 	size_t nfunc; /* the function rows come first, sorted by label */
 	size_t nfailed, nregress, nimprove;
 };
+
+/* Whether o's figures are fractions (shares of the run, or of the
+ * harness function's total), not seconds or bytes. */
+bool
+diff_fractions(const struct diff_opts *o);
 
 /* Parses "none", "total" or a function name into o. */
 void

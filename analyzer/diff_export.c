@@ -179,7 +179,7 @@ dot_node(FILE *out, const struct diff *d, size_t i)
 	const struct diff_row *r = &d->rows[i];
 	const struct diff_est *b = &r->base[d->opts.metric];
 	const struct diff_est *n = &r->new[d->opts.metric];
-	double u = d->opts.normalize != DIFF_NORM_NONE ? 100 : 1;
+	double u = diff_fractions(&d->opts) ? 100 : 1;
 	int dec = d->kind == PROFILE_KIND_SPACE &&
 			  d->opts.normalize == DIFF_NORM_NONE ? 0 : 3;
 	fprintf(out, "  f%zu [label=\"", i);

@@ -82,8 +82,10 @@ unit(const struct diff *d, const struct diff_row *r)
 {
 	if (r->exact)
 		return "calls";
-	if (d->opts.normalize != DIFF_NORM_NONE)
+	if (diff_fractions(&d->opts))
 		return "%";
+	if (d->opts.per_call)
+		return d->kind == PROFILE_KIND_TIME ? "s/call" : "bytes/call";
 	return d->kind == PROFILE_KIND_TIME ? "s" : "bytes";
 }
 
@@ -96,8 +98,10 @@ fig(char *buf, size_t cap, const struct diff *d, const struct diff_row *r,
 	if (r->exact || (d->kind == PROFILE_KIND_SPACE &&
 			 d->opts.normalize == DIFF_NORM_NONE))
 		decimals = 0;
-	else if (d->opts.normalize != DIFF_NORM_NONE)
+	else if (diff_fractions(&d->opts))
 		v *= 100;
+	else if (d->opts.per_call)
+		decimals = 6;
 	if (sign)
 		snprintf(buf, cap, "%+.*f", decimals, v);
 	else
@@ -147,7 +151,9 @@ norm_str(char *buf, size_t cap, const struct diff *d)
 	case DIFF_NORM_TOTAL:
 		return "as percent of the run";
 	case DIFF_NORM_FUNC:
-		snprintf(buf, cap, "as percent of %s's total",
+		snprintf(buf, cap, d->opts.per_call ?
+				 "per call of %s (its calls counted exactly)" :
+				 "as percent of %s's total",
 			 d->opts.norm_func);
 		return buf;
 	default:
@@ -226,8 +232,10 @@ text_section(FILE *out, const struct diff *d, const size_t *idx,
 		"     \u00b195%%   change        p  Function\n"
 		"      self       self      total      total    (%s, %s)"
 		"             %%\n", metric_names[d->opts.metric],
-		d->opts.normalize != DIFF_NORM_NONE ? "%" :
-		d->kind == PROFILE_KIND_TIME ? "s" : "bytes");
+		diff_fractions(&d->opts) ? "%" :
+		d->kind == PROFILE_KIND_TIME ? (d->opts.per_call ? "s/call" : "s")
+					     : (d->opts.per_call ? "by/call"
+								 : "bytes"));
 	size_t shown = 0;
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct diff_row *r = &d->rows[idx[i]];
@@ -365,7 +373,10 @@ json_head(struct json *j, const struct diff *d)
 	else
 		json_null(j);
 	json_key(j, "unit");
-	json_string(j, d->opts.normalize != DIFF_NORM_NONE ? "fraction" :
+	json_string(j, diff_fractions(&d->opts) ? "fraction" :
+		    d->opts.per_call ?
+			    (d->kind == PROFILE_KIND_TIME ? "seconds per call"
+							  : "bytes per call") :
 		    d->kind == PROFILE_KIND_TIME ? "seconds" : "bytes");
 	json_key(j, "normalize");
 	json_string(j, d->opts.normalize == DIFF_NORM_FUNC ?
@@ -551,8 +562,8 @@ measure(char *buf, size_t cap, const struct diff *d, const struct diff_row *r,
 	int m)
 {
 	snprintf(buf, cap, "%s-%s", r->exact ? "calls" : metric_names[m],
-		 r->exact ? "exact" : d->opts.normalize != DIFF_NORM_NONE ?
-		 "share" : d->kind == PROFILE_KIND_TIME ? "seconds" : "bytes");
+		 r->exact ? "exact" : diff_fractions(&d->opts) ? "share" :
+		 d->opts.per_call ? "per-call" : d->kind == PROFILE_KIND_TIME ? "seconds" : "bytes");
 	return buf;
 }
 
