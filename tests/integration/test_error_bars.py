@@ -11,12 +11,14 @@ half-widths scaled alike. Over all runs and functions the truth must fall
 outside its interval in about 5 % of the cases:
 
 - time: 40 runs of 0.25 s of CPU at 4 kHz (about 900 samples each),
-  240 intervals: 12 misses expected, the test accepts 2 to 28;
+  240 intervals: 12 misses expected, the test accepts 2 to 30 (20 runs
+  of the test under a load average of 10 gave 9 to 22, a little more
+  spread than binomial: the six shares of a run are not independent);
 - space: 100 runs of 64 MiB allocated, sampled every 64 KiB on average
   (about 650 sampled blocks each), 600 intervals: 30 misses expected,
   the test accepts 10 to 55.
 
-Both bounds are over 3.5 binomial standard deviations from the
+Both bounds are 3.5 binomial standard deviations or more from the
 expectation (a false failure about once in 5,000 runs of the test), and
 both ends matter: intervals 1.5 times too narrow miss about 19 % of the
 time, far above the upper bound, and intervals twice too wide miss 0.01 %,
@@ -36,7 +38,7 @@ MODES = {
     # runs, target arguments, profrun options, analyzer options, names,
     # accepted misses
     'time': (40, ['time', '0.25'], ['--timer=perf', '-F', '4000'], [],
-             'spin_{}', (2, 28)),
+             'spin_{}', (2, 30)),
     'space': (100, ['space', '64'], ['--no-time', '--space-interval=64K'],
               ['--space'], 'alloc_{}', (10, 55)),
 }
