@@ -61,6 +61,35 @@ cpu_seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* A task-clock counter of the calling thread that overflows every
+ * period ns of its user-mode CPU time, enabled, with the overflow's
+ * delivery as mode asks (0: none). Exits on failure. */
+static int
+open_counter(long period, int mode)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = (unsigned long)period;
+	a.disabled = mode != 0;
+	a.exclude_hv = 1;
+	a.exclude_kernel = 1;
+	if (mode == 2) {
+		a.sigtrap = 1;
+		a.remove_on_exec = 1;
+	} else if (mode) {
+		a.wakeup_events = 1;
+	}
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		perror("perf_event_open");
+		exit(1);
+	}
+	return fd;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -78,26 +107,7 @@ main(int argc, char **argv)
 		sa.sa_sigaction = handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigaction(sigio ? SIGPROF : SIGTRAP, &sa, NULL);
-		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.sample_period = (unsigned long)period;
-		a.disabled = 1;
-		a.exclude_hv = 1;
-		a.exclude_kernel = 1;
-		if (sigio) {
-			a.wakeup_events = 1;
-		} else {
-			a.sigtrap = 1;
-			a.remove_on_exec = 1;
-		}
-		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-		if (fd < 0) {
-			perror("perf_event_open");
-			return 1;
-		}
+		int fd = open_counter(period, mode);
 		if (sigio) {
 			struct f_owner_ex o = { F_OWNER_TID, gettid() };
 			if (fcntl(fd, F_SETOWN_EX, &o) < 0 ||
@@ -115,19 +125,7 @@ main(int argc, char **argv)
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 	if (mode == 5) {
-		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.sample_period = (unsigned long)period;
-		a.exclude_hv = 1;
-		a.exclude_kernel = 1;
-		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-		if (fd < 0) {
-			perror("perf_event_open");
-			return 1;
-		}
+		int fd = open_counter(period, 0);
 		double t0 = cpu_seconds();
 		for (long i = 0; i < iters; i++)
 			getppid();
