@@ -41,7 +41,6 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 	fp->path = xstrdup(path);
 	while (spool_next(&c, &r) == SPOOL_OK) {
 		struct spool_process pr;
-		struct spool_sample s;
 		struct spool_footer ft;
 		switch (r.type) {
 		case SPOOL_REC_PROCESS:
@@ -63,9 +62,8 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 				fp->cmdline[i - 1] = '\0';
 			break;
 		case SPOOL_REC_SAMPLE:
-			if (!spool_get_sample(&r, &s) &&
-			    s.kind == SPOOL_SAMPLE_TIME)
-				fp->samples++;
+		case SPOOL_REC_SAMPLES:
+			fp->samples += spool_time_samples(&r);
 			break;
 		case SPOOL_REC_ALLOC:
 			fp->allocs++;

@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "blob.h"
 #include "diag.h"
+#include "hmap.h"
 #include "modmap.h"
 #include "resolve.h"
 #include "space.h"
@@ -40,7 +43,77 @@ struct load {
 	struct spool_module_image *images; /* data points into the spool */
 	size_t nimages, images_cap;
 	struct space_log space; /* ALLOC, FREE and CALL_COUNTS records */
+	/* The stacks SAMPLES records define, by stream << 32 | id: an
+	 * index into stacks, whose PCs are in pcs (little-endian u64s, as
+	 * a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
+	 * the first pass: a thread may take a chunk before the one that
+	 * defined a stack it refers to. */
+	struct hmap stack_ids;
+	struct loader_stack { uint64_t off; uint32_t depth; uint16_t flags; }
+		*stacks;
+	size_t nstacks, stacks_cap;
+	uint8_t *pcs;
+	size_t pcs_len, pcs_cap;
+	uint64_t *tmp;           /* one stack's PCs, decoded */
+	size_t tmp_cap;
+	uint64_t unknown_stacks; /* references to stacks never defined */
+	/* Samples of a stack a SAMPLES record refers to, by thread: the
+	 * first is added as it comes (so functions and tree nodes are made
+	 * in the order a SAMPLE record's would make them), the others are
+	 * summed here and added once at the end, resolved once. Only when
+	 * no module was unloaded (a PC's function cannot then depend on
+	 * when it was sampled) and no hook wants each sample. */
+	bool aggregate;
+	struct hmap agg_ids; /* stack << 32 | thread index -> aggs + 1 */
+	struct loader_agg {
+		uint32_t stack, thread;
+		uint64_t time_ns, weight, count;
+		double var;
+	} *aggs;
+	size_t naggs, aggs_cap;
+	/* The progress line: wanted (a terminal), shown yet, when reading
+	 * began, bytes read since the clock was last read. */
+	bool progress, shown;
+	uint64_t t0_ns;
+	size_t tick;
 };
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Every 256 KiB of records (a SAMPLES record holds thousands of
+ * samples, a SAMPLE one): once reading has taken more than a second, a
+ * line on stderr (a terminal) saying how far it is, rewritten in place.
+ * The first pass is the first half of the way, the second the rest. */
+static void
+progress(struct load *l, int pass, const struct spool_rec *r, size_t size)
+{
+	if (!l->progress || (l->tick += r->len) < (256u << 10))
+		return;
+	l->tick = 0;
+	size_t pos = (size_t)r->offset;
+	uint64_t t = now_ns();
+	if (t - l->t0_ns < 1000000000u)
+		return;
+	double done = size ? (double)pos / (double)size : 1.0;
+	fprintf(stderr, "\rprofanalyze: %s: reading, %3.0f%% (%.0f s)",
+		l->path, 50.0 * (done + (pass - 1)), (double)(t - l->t0_ns) / 1e9);
+	l->shown = true;
+}
+
+/* Clears the progress line, if there was one. */
+static void
+progress_end(struct load *l)
+{
+	if (l->shown)
+		fputs("\r\033[K", stderr);
+	l->shown = false;
+}
 
 static void
 take_process(struct load *l, const struct spool_process *pr)
@@ -143,6 +216,59 @@ loader_thread_matches(const char *pattern, uint32_t tid, const char *name)
 	return name && fnmatch(pattern, name, 0) == 0;
 }
 
+/* Decodes the PCs of a defining entry into l->pcs at its end, as
+ * little-endian u64s. Returns 0 or -EBADMSG. */
+static int
+decode_pcs(struct load *l, const struct spool_entry *e)
+{
+	xgrow(&l->tmp, &l->tmp_cap, (size_t)e->depth + 1, sizeof(*l->tmp));
+	if (spool_entry_pcs(e, l->tmp) != 0)
+		return -EBADMSG;
+	xgrow(&l->pcs, &l->pcs_cap, l->pcs_len + (size_t)e->depth * 8 + 8, 1);
+	uint8_t *out = l->pcs + l->pcs_len;
+	for (uint32_t i = 0; i < e->depth; i++)
+		for (int b = 0; b < 8; b++)
+			*out++ = (uint8_t)(l->tmp[i] >> (8 * b));
+	return 0;
+}
+
+/* First pass over a SAMPLES record: counts its samples and keeps the
+ * stacks it defines. Returns 0 or -EBADMSG (the entries before the
+ * damage are taken). */
+static int
+take_stacks(struct load *l, struct pass1 *p1, const struct spool_rec *r)
+{
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	int st;
+	if (spool_get_samples(r, &h) != 0)
+		return -EBADMSG;
+	spool_entries_begin(&c, &h);
+	while ((st = spool_entries_next(&c, &e)) == 1) {
+		p1->samples++;
+		p1->sample_recs++;
+		if (!e.define || !e.id)
+			continue;
+		bool found;
+		uint64_t *v = hmap_ref(&l->stack_ids,
+				       (uint64_t)h.stream << 32 | e.id, &found);
+		if (found)
+			continue; /* defined twice: the first wins */
+		if (decode_pcs(l, &e) != 0) {
+			*v = UINT64_MAX;
+			return -EBADMSG;
+		}
+		xgrow(&l->stacks, &l->stacks_cap, l->nstacks + 1,
+		      sizeof(*l->stacks));
+		*v = l->nstacks;
+		l->stacks[l->nstacks++] = (struct loader_stack){
+			.off = l->pcs_len, .depth = e.depth, .flags = e.flags };
+		l->pcs_len += (size_t)e.depth * 8;
+	}
+	return st < 0 ? -EBADMSG : 0;
+}
+
 /* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
 static int
 first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
@@ -174,6 +300,7 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		if (!(ret = spool_get_module_unload(r, &u.mu)))
 			modmap_unload(&l->map, u.mu.path.ptr, u.mu.path.len,
 				      u.mu.base, u.mu.time_ns);
+		l->aggregate = false;
 		break;
 	case SPOOL_REC_THREAD:
 		if (!(ret = spool_get_thread(r, &u.th)))
@@ -186,6 +313,9 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		/* Sample kinds of later versions are skipped. */
 		if (u.sa.kind == SPOOL_SAMPLE_TIME)
 			p1->samples++;
+		break;
+	case SPOOL_REC_SAMPLES:
+		ret = take_stacks(l, p1, r);
 		break;
 	case SPOOL_REC_MODULE_IMAGE:
 		if (!(ret = spool_get_module_image(r, &u.mi)))
@@ -223,6 +353,7 @@ first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
 	int st;
 
 	while ((st = spool_next(c, &r)) == SPOOL_OK) {
+		progress(l, 1, &r, c->size);
 		if (first_pass_record(l, p1, &r) == 0)
 			continue;
 		if (p1->malformed++ == 0)
@@ -419,30 +550,153 @@ call_hook(const struct load *l, const struct loader_opts *opts,
 	opts->sample_hook(opts->sample_hook_arg, &ls);
 }
 
+/* Whether a sample taken at time_ns is inside --from/--to. */
+static bool
+in_window(const struct load *l, const struct loader_opts *opts,
+	  uint64_t time_ns)
+{
+	if (!opts || !opts->window)
+		return true;
+	uint64_t start = l->prof->hdr.start_mono_ns;
+	uint64_t t = time_ns > start ? time_ns - start : 0;
+	return t >= opts->from_ns && t < opts->to_ns;
+}
+
+/* Adds one time sample to the profile. */
+static void
+take_sample(struct load *l, const struct spool_sample *s,
+	    const struct loader_opts *opts)
+{
+	struct profile *p = l->prof;
+	if (!in_window(l, opts, s->time_ns))
+		return;
+	size_t n = build_stack(l, s);
+	/* A sample without a weight stands for one period. */
+	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
+	profile_add_sample(p, l->stack, n, profile_thread(p, s->tid), w,
+			   s->flags);
+	call_hook(l, opts, s, n, w);
+}
+
+/* With l->aggregate: true when the sample of stack idx was summed into
+ * its (stack, thread) total, false when it is the first and must be
+ * added as it is. */
+static bool
+aggregated(struct load *l, uint64_t idx, const struct spool_sample *s,
+	   const struct loader_opts *opts)
+{
+	if (!l->aggregate || !in_window(l, opts, s->time_ns))
+		return false;
+	struct profile *p = l->prof;
+	uint32_t thread = profile_thread(p, s->tid);
+	bool found;
+	uint64_t *v = hmap_ref(&l->agg_ids, idx << 32 | thread, &found);
+	if (!found) {
+		xgrow(&l->aggs, &l->aggs_cap, l->naggs + 1, sizeof(*l->aggs));
+		l->aggs[l->naggs] = (struct loader_agg){
+			.stack = (uint32_t)idx, .thread = thread,
+			.time_ns = s->time_ns };
+		*v = ++l->naggs;
+		return false;
+	}
+	struct loader_agg *a = &l->aggs[*v - 1];
+	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
+	a->weight += w;
+	a->var += (double)w * (double)w;
+	a->count++;
+	return true;
+}
+
+/* Adds the summed samples, each (stack, thread) resolved once. */
+static void
+flush_aggregates(struct load *l)
+{
+	for (size_t i = 0; i < l->naggs; i++) {
+		const struct loader_agg *a = &l->aggs[i];
+		if (!a->count)
+			continue;
+		const struct loader_stack *ls = &l->stacks[a->stack];
+		struct spool_sample s = {
+			.time_ns = a->time_ns, .kind = SPOOL_SAMPLE_TIME,
+			.flags = ls->flags, .depth = ls->depth,
+			.pcs_raw = l->pcs + ls->off,
+		};
+		size_t n = build_stack(l, &s);
+		profile_add_samples(l->prof, l->stack, n, a->thread, a->weight,
+				    a->var, a->count, s.flags);
+	}
+}
+
+/* The samples of a SAMPLES record, each read like a SAMPLE record. */
+static void
+take_entries(struct load *l, const struct spool_rec *r,
+	     const struct loader_opts *opts)
+{
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	if (spool_get_samples(r, &h) != 0 ||
+	    (opts && !thread_wanted(l, opts, h.tid)))
+		return;
+	spool_entries_begin(&c, &h);
+	while (spool_entries_next(&c, &e) == 1) {
+		struct spool_sample s = {
+			.time_ns = e.time_ns, .tid = h.tid,
+			.kind = SPOOL_SAMPLE_TIME, .weight = e.weight,
+		};
+		uint64_t idx;
+		if (e.id && hmap_get(&l->stack_ids,
+				     (uint64_t)h.stream << 32 | e.id, &idx) &&
+		    idx != UINT64_MAX) {
+			const struct loader_stack *ls = &l->stacks[idx];
+			s.flags = ls->flags;
+			s.depth = ls->depth;
+			s.pcs_raw = l->pcs + ls->off;
+			if (aggregated(l, idx, &s, opts))
+				continue;
+		} else if (e.define && !e.id) {
+			size_t at = l->pcs_len; /* scratch after the kept PCs */
+			if (decode_pcs(l, &e) != 0)
+				continue;
+			s.flags = e.flags;
+			s.depth = e.depth;
+			s.pcs_raw = l->pcs + at;
+		} else {
+			l->unknown_stacks++;
+			continue;
+		}
+		take_sample(l, &s, opts);
+	}
+}
+
 static void
 second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	    const struct loader_opts *opts)
 {
 	struct spool_rec r;
 	struct spool_sample s;
-	struct profile *p = l->prof;
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		progress(l, 2, &r, stop);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
 			take_arcs(l, &r, opts);
+			continue;
+		}
+		if (r.type == SPOOL_REC_SAMPLES) {
+			take_entries(l, &r, opts);
 			continue;
 		}
 		if (r.type != SPOOL_REC_SAMPLE || spool_get_sample(&r, &s) != 0 ||
 		    s.kind != SPOOL_SAMPLE_TIME ||
 		    (opts && !thread_wanted(l, opts, s.tid)))
 			continue;
-		size_t n = build_stack(l, &s);
-		/* A sample without a weight stands for one period. */
-		uint64_t w = s.weight ? s.weight : p->hdr.period_ns;
-		profile_add_sample(p, l->stack, n, profile_thread(p, s.tid), w,
-				   s.flags);
-		call_hook(l, opts, &s, n, w);
+		take_sample(l, &s, opts);
 	}
+	flush_aggregates(l);
+	if (l->unknown_stacks)
+		diag_warn("%s: %llu samples refer to stacks the spool does not "
+			  "define; left out", l->path,
+			  (unsigned long long)l->unknown_stacks);
 }
 
 /* The second pass of a space profile: the sampled allocations the view
@@ -463,7 +717,8 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			continue;
 		}
 		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
-		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)))
+		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)) ||
+		    !in_window(l, opts, a.time_ns))
 			continue;
 		struct spool_sample s = {
 			.time_ns = a.time_ns, .tid = a.tid,
@@ -530,14 +785,23 @@ loader_read(const char *path, const struct loader_opts *opts)
 	if (blob_open_spool(path, &b, &c) < 0)
 		return NULL;
 	memset(&p1, 0, sizeof(p1));
+	l.progress = opts && opts->progress;
+	l.aggregate = !(opts && opts->sample_hook);
+	l.t0_ns = now_ns();
 	l.prof = profile_new(PROFILE_KIND_TIME);
 	modmap_init(&l.map);
 	first_pass(&l, &c, &p1);
+	progress_end(&l); /* (before any warning) */
 	if (l.prof->hdr.complete)
 		take_footer(&l, &p1.footer);
 	report_damage(&l, &p1);
 
 	bool *selected = choose_kind(&l, &p1, opts);
+	if (opts && opts->window) {
+		l.prof->hdr.window = true;
+		l.prof->hdr.window_from_ns = opts->from_ns;
+		l.prof->hdr.window_to_ns = opts->to_ns;
+	}
 	attach_images(&l);
 	modmap_seal(&l.map);
 	l.res = resolver_new(&l.map, l.prof, opts ? &opts->resolve : NULL);
@@ -546,6 +810,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 		second_pass_space(&l, &c, p1.stop, selected, opts);
 	else
 		second_pass(&l, &c, p1.stop, opts);
+	progress_end(&l);
 	for (size_t i = 0; opts && opts->nthreads && i < l.prof->nthreads; i++)
 		l.prof->threads[i].excluded =
 			!thread_wanted(&l, opts, l.prof->threads[i].tid);
@@ -557,6 +822,12 @@ loader_read(const char *path, const struct loader_opts *opts)
 	modmap_free(&l.map);
 	free(l.stack);
 	free(l.images);
+	hmap_free(&l.stack_ids);
+	hmap_free(&l.agg_ids);
+	free(l.aggs);
+	free(l.stacks);
+	free(l.pcs);
+	free(l.tmp);
 	free(selected);
 	space_log_free(&l.space);
 	blob_close(&b);

@@ -5,7 +5,9 @@
  * decoder: the first pass collects the process header, the module map
  * history, threads and the footer; the second resolves and adds the
  * samples, so a sample can be resolved against modules whose records
- * were written after it. Module images (the vdso's bytes) are attached
+ * were written after it. Samples of SAMPLES records (format 2.3) that
+ * refer to a stack are summed per stack and thread and added once, when
+ * no module was unloaded and no sample_hook is set. Module images (the vdso's bytes) are attached
  * to their modules between the passes and read from the mapped spool. Damage is reported, never fatal: a file cut
  * inside a record, an impossible length, a malformed record or a missing
  * footer each give one warning and the report covers what was read.
@@ -54,6 +56,14 @@ struct loader_opts {
 	 * above, or NULL. */
 	void (*sample_hook)(void *arg, const struct loader_sample *ls);
 	void *sample_hook_arg;
+	/* --from/--to: only samples taken from from_ns to to_ns (UINT64_MAX:
+	 * the end) after the start of the spool's program (PROCESS
+	 * start_mono_ns); window false: all. */
+	bool window;
+	uint64_t from_ns, to_ns;
+	/* Whether a progress line may go to stderr (a terminal) when
+	 * reading takes more than a second. */
+	bool progress;
 };
 
 /* Reads the spool at path into a new, finished profile the caller frees

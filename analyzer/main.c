@@ -101,6 +101,7 @@ struct options {
 	const char *list[64];        /* --list */
 	size_t nlist;
 	bool intel;                  /* --intel */
+	bool has_to;          /* --to given (else the window ends with the run) */
 	bool follow;          /* --follow */
 	double interval;      /* --interval, seconds */
 	const char *format_arg; /* --format, parsed once --diff is known */
@@ -142,6 +143,8 @@ enum {
 	OPT_CALL_COUNTS,
 	OPT_THREADS,
 	OPT_THREAD,
+	OPT_FROM,
+	OPT_TO,
 	OPT_FORMAT,
 	OPT_CHILDREN,
 	OPT_PROCESSES,
@@ -208,6 +211,12 @@ static const char usage_text[] =
 	"      --thread=ID|NAME   only the samples of this thread (a name may "
 	"be a\n"
 	"                         glob; repeatable) in every report\n"
+	"      --from=SECS, --to=SECS\n"
+	"                         only the samples taken in this window of "
+	"the run\n"
+	"                         (seconds after the program's start) in "
+	"every report\n"
+	"                         and export\n"
 	"      --follow           while profrun is still writing SPOOL, "
 	"print the\n"
 	"                         report again every --interval seconds "
@@ -348,6 +357,18 @@ parse_pct(const char *opt, const char *arg)
 	return v;
 }
 
+/* Seconds, as nanoseconds. */
+static uint64_t
+parse_secs(const char *opt, const char *arg)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 1e9)
+		usage_error("%s: '%s' is not a number of seconds", opt, arg);
+	return (uint64_t)(v * 1e9 + 0.5);
+}
+
 static size_t
 parse_count(const char *opt, const char *arg)
 {
@@ -367,6 +388,8 @@ static const struct option long_opts[] = {
 	{ "call-counts", no_argument, NULL, OPT_CALL_COUNTS },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
@@ -626,6 +649,15 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		o->threads[o->load.nthreads++] = optarg;
 		o->load.threads = o->threads;
 		break;
+	case OPT_FROM:
+		o->load.window = true;
+		o->load.from_ns = parse_secs("--from", optarg);
+		break;
+	case OPT_TO:
+		o->load.window = true;
+		o->load.to_ns = parse_secs("--to", optarg);
+		o->has_to = true;
+		break;
 	case OPT_TIME:
 		o->load.kind = LOADER_KIND_TIME;
 		break;
@@ -723,6 +755,8 @@ diff_operands(struct options *o, int argc, char **argv)
 static void
 check_applies(const struct options *o)
 {
+	if (o->load.window && o->has_to && o->load.to_ns <= o->load.from_ns)
+		usage_error("--to must be after --from");
 	if (o->diff) {
 		check_diff(o);
 		return;
@@ -798,6 +832,8 @@ parse_args(struct options *o, int argc, char **argv)
 	o->max_depth = REPORT_OUTLINE_MAX_DEPTH;
 	o->node_count = 80;
 	o->load.resolve.debug_root = DEBUG_ROOT;
+	o->load.to_ns = UINT64_MAX; /* --from alone: to the end */
+	o->load.progress = isatty(STDERR_FILENO);
 	hide_rules_defaults(&o->hide);
 	o->dopts.fail_pct = NAN;
 	o->dopts.fail_abs = NAN;

@@ -174,6 +174,9 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		h->space.view = s->space.view;
 		h->space.interval = s->space.interval;
 		h->space.peak_time_ns = s->space.peak_time_ns;
+		h->window = s->window;
+		h->window_from_ns = s->window_from_ns;
+		h->window_to_ns = s->window_to_ns;
 	} else {
 		h->complete = h->complete && s->complete;
 		/* Samples of user-mode time only, if any process's were. */

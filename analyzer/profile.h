@@ -238,6 +238,10 @@ struct profile_header {
 				   * more (0: not set by a loader) */
 	/* CALL_ARCS: calls the counters could not count (wanted threads). */
 	uint64_t calls_missed;
+	/* --from/--to: only the samples taken from window_from_ns to
+	 * window_to_ns (UINT64_MAX: the end) after start_mono_ns. */
+	bool window;
+	uint64_t window_from_ns, window_to_ns;
 	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 

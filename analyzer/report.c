@@ -397,6 +397,22 @@ resolution_line(FILE *out, const struct profile *p)
 		half, report_error_bars ? "" : "; --error-bars for each share");
 }
 
+/* --from/--to. */
+static void
+window_line(FILE *out, const struct profile_header *h)
+{
+	if (!h->window)
+		return;
+	fprintf(out, "Window: the samples taken from %.3f s ",
+		(double)h->window_from_ns / 1e9);
+	if (h->window_to_ns == UINT64_MAX)
+		fputs("after the program's start to its end", out);
+	else
+		fprintf(out, "to %.3f s after the program's start",
+			(double)h->window_to_ns / 1e9);
+	fputs(" (--from, --to).\n", out);
+}
+
 static void
 space_header(FILE *out, const struct profile *p)
 {
@@ -408,6 +424,7 @@ space_header(FILE *out, const struct profile *p)
 	space_error_line(out, s);
 	space_source_line(out, p);
 	resolution_line(out, p);
+	window_line(out, &p->hdr);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);
@@ -473,6 +490,7 @@ report_header(FILE *out, const struct profile *p)
 	represents_line(out, p);
 	source_line(out, p);
 	resolution_line(out, p);
+	window_line(out, &p->hdr);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);

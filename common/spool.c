@@ -830,3 +830,205 @@ spool_drop_name(uint32_t cause)
 		return names[cause];
 	return "unknown";
 }
+
+/* ---- SAMPLES (format 2.3) ---- */
+
+/* async-signal-safe */
+static uint64_t
+zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t
+unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+/* Appends v as a LEB128 varint at out[*pos] when it fits in cap; sets
+ * *pos past cap otherwise. async-signal-safe */
+static void
+put_varint(uint8_t *out, size_t cap, size_t *pos, uint64_t v)
+{
+	do {
+		if (*pos >= cap) {
+			*pos = cap + 1;
+			return;
+		}
+		uint8_t byte = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		out[(*pos)++] = byte | (v ? 0x80 : 0);
+	} while (v);
+}
+
+size_t
+spool_encode_entry(uint8_t *out, size_t cap, uint64_t prev_time,
+		   uint64_t prev_weight, const struct spool_sample *s,
+		   uint32_t id, int define, const uint64_t *pcs)
+{
+	size_t pos = 0;
+	uint64_t key = (uint64_t)id << 1 | (define ? 1u : 0u);
+	if (!key)
+		return 0;
+	put_varint(out, cap, &pos, key);
+	put_varint(out, cap, &pos, zigzag(s->time_ns - prev_time));
+	put_varint(out, cap, &pos, zigzag(s->weight - prev_weight));
+	if (define) {
+		put_varint(out, cap, &pos, s->flags);
+		put_varint(out, cap, &pos, s->depth);
+		for (uint32_t i = 0; i < s->depth; i++)
+			put_varint(out, cap, &pos,
+				   i ? zigzag(pcs[i] - pcs[i - 1]) : pcs[0]);
+	}
+	return pos > cap ? 0 : pos;
+}
+
+int
+spool_put_samples(struct spool_buf *b, const struct spool_samples *h,
+		  const uint8_t *entries, size_t len)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_SAMPLES, SPOOL_SAMPLES_FIXED + len))
+		return -ENOSPC;
+	w_u32(&w, h->tid);
+	w_u32(&w, h->stream);
+	w_u64(&w, h->time_ns);
+	w_u64(&w, h->weight);
+	if (len)
+		memcpy(w.p + w.pos, entries, len);
+	w.pos += len;
+	return rec_end(b, &w);
+}
+
+int
+spool_get_samples(const struct spool_rec *rec, struct spool_samples *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->tid = r_u32(&r);
+	out->stream = r_u32(&r);
+	out->time_ns = r_u64(&r);
+	out->weight = r_u64(&r);
+	if (r.bad)
+		return -EBADMSG;
+	out->len = r.len - r.pos;
+	out->entries = r.p + r.pos;
+	return 0;
+}
+
+void
+spool_entries_begin(struct spool_entry_cursor *c,
+		    const struct spool_samples *h)
+{
+	c->p = h->entries;
+	c->len = h->len;
+	c->pos = 0;
+	c->time_ns = h->time_ns;
+	c->weight = h->weight;
+}
+
+/* Reads a varint; returns 0 or -EBADMSG (cut short, or over 64 bits). */
+static int
+get_varint(const uint8_t *p, uint32_t len, uint32_t *pos, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (*pos >= len)
+			return -EBADMSG;
+		uint8_t byte = p[(*pos)++];
+		x |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EBADMSG;
+}
+
+/* Skips the encoded PCs of a defining entry. */
+static int
+skip_pcs(struct spool_entry_cursor *c, struct spool_entry *e)
+{
+	e->pcs_enc = c->p + c->pos;
+	for (uint32_t i = 0; i < e->depth; i++) {
+		/* Fast path: a varint ends at the first byte below 0x80. */
+		while (c->pos < c->len && c->p[c->pos] & 0x80)
+			c->pos++;
+		if (c->pos++ >= c->len)
+			return -EBADMSG;
+	}
+	e->pcs_len = (uint32_t)(c->p + c->pos - e->pcs_enc);
+	return 0;
+}
+
+int
+spool_entries_next(struct spool_entry_cursor *c, struct spool_entry *e)
+{
+	uint64_t key, dt, dw, flags = 0, depth = 0;
+	if (c->pos >= c->len || c->p[c->pos] == 0)
+		return 0;
+	if (get_varint(c->p, c->len, &c->pos, &key) ||
+	    get_varint(c->p, c->len, &c->pos, &dt) ||
+	    get_varint(c->p, c->len, &c->pos, &dw) || key >> 33)
+		goto bad;
+	e->id = (uint32_t)(key >> 1);
+	e->define = (int)(key & 1);
+	c->time_ns += unzigzag(dt);
+	c->weight += unzigzag(dw);
+	e->time_ns = c->time_ns;
+	e->weight = c->weight;
+	e->flags = 0;
+	e->depth = 0;
+	e->pcs_enc = NULL;
+	e->pcs_len = 0;
+	if (!e->define)
+		return 1;
+	if (get_varint(c->p, c->len, &c->pos, &flags) ||
+	    get_varint(c->p, c->len, &c->pos, &depth) || flags > UINT16_MAX ||
+	    depth > SPOOL_REC_MAX_LEN)
+		goto bad;
+	e->flags = (uint16_t)flags;
+	e->depth = (uint32_t)depth;
+	if (skip_pcs(c, e) == 0)
+		return 1;
+bad:
+	c->pos = c->len;
+	return -EBADMSG;
+}
+
+int
+spool_entry_pcs(const struct spool_entry *e, uint64_t *out)
+{
+	uint32_t pos = 0;
+	uint64_t v, pc = 0;
+	for (uint32_t i = 0; i < e->depth; i++) {
+		if (get_varint(e->pcs_enc, e->pcs_len, &pos, &v))
+			return -EBADMSG;
+		pc = i ? pc + unzigzag(v) : v;
+		out[i] = pc;
+	}
+	return 0;
+}
+
+uint64_t
+spool_time_samples(const struct spool_rec *r)
+{
+	if (r->type == SPOOL_REC_SAMPLE) {
+		struct spool_sample s;
+		return spool_get_sample(r, &s) == 0 &&
+		       s.kind == SPOOL_SAMPLE_TIME;
+	}
+	if (r->type != SPOOL_REC_SAMPLES)
+		return 0;
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	uint64_t n = 0;
+	if (spool_get_samples(r, &h) != 0)
+		return 0;
+	spool_entries_begin(&c, &h);
+	while (spool_entries_next(&c, &e) == 1)
+		n++;
+	return n;
+}

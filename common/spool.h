@@ -32,8 +32,8 @@
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
-#define SPOOL_MINOR 2 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
-			 * 2: CALL_ARCS */
+#define SPOOL_MINOR 3 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
+			 * 2: CALL_ARCS; 3: SAMPLES */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -55,6 +55,7 @@ enum spool_rec_type {
 	SPOOL_REC_FREE = 9,
 	SPOOL_REC_CALL_COUNTS = 10,
 	SPOOL_REC_CALL_ARCS = 11, /* format 2.2 */
+	SPOOL_REC_SAMPLES = 12,   /* format 2.3 */
 };
 
 /* Time source of CPU-time samples (PROCESS.timer). */
@@ -488,5 +489,94 @@ spool_timer_name(uint32_t timer);
 /* Name of a drop cause ("ring-full", ...) or "unknown". Static. */
 const char *
 spool_drop_name(uint32_t cause);
+
+/* ---- SAMPLES (format 2.3): time samples of one thread, batched ----
+ *
+ * A SAMPLES record holds a header (u32 tid, u32 stream, u64 time_ns,
+ * u64 weight) and entries, one time sample each, encoded as LEB128
+ * varints: key = id << 1 | define, zigzag(time - previous time),
+ * zigzag(weight - previous weight), and when define is set the stack:
+ * flags, depth, pcs[0], then zigzag(pcs[i] - pcs[i - 1]). The first
+ * entry's previous time and weight are the header's. id names a stack
+ * of the stream (a thread's life in one image), defined once by an
+ * entry with define set; id 0 is a stack used by one entry only. A zero
+ * byte where an entry would start ends the entries (the writer grows a
+ * record in place: the length first, then the entry, its first byte
+ * last). profspool(5) has the details. */
+
+/* Bytes of the SAMPLES header (payload, record header excluded). */
+#define SPOOL_SAMPLES_FIXED 24u
+/* The most bytes one entry of depth frames takes. */
+#define SPOOL_ENTRY_MAX(depth) (5u + 10u + 10u + 3u + 5u + 10u * (depth))
+
+/* One entry, decoded. */
+struct spool_entry {
+	uint32_t id;      /* stack id in the stream; 0: used by this entry only */
+	int define;       /* the entry defines the stack (the fields below) */
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+	uint64_t weight;  /* as SAMPLE.weight */
+	uint16_t flags;   /* SPOOL_SAMPLE_*, when define */
+	uint32_t depth;   /* when define */
+	const uint8_t *pcs_enc; /* the stack, encoded: spool_entry_pcs() */
+	uint32_t pcs_len;
+};
+
+struct spool_samples {
+	uint32_t tid;
+	uint32_t stream;  /* the thread's stream, unique in the image */
+	uint64_t time_ns; /* previous time and weight of the first entry */
+	uint64_t weight;
+	const uint8_t *entries;
+	uint32_t len;
+};
+
+/* Walks the entries of a decoded SAMPLES record. */
+struct spool_entry_cursor {
+	const uint8_t *p;
+	uint32_t len, pos;
+	uint64_t time_ns, weight;
+};
+
+/* Encodes one entry into out (cap bytes; SPOOL_ENTRY_MAX(depth) always
+ * suffices) after a sample of time prev_time and weight prev_weight.
+ * s gives time_ns, weight, and, when define, flags and depth; pcs the
+ * depth PCs. Returns the bytes written, 0 when they do not fit (or the
+ * key would be 0: id 0 without define). async-signal-safe */
+size_t
+spool_encode_entry(uint8_t *out, size_t cap, uint64_t prev_time,
+		   uint64_t prev_weight, const struct spool_sample *s,
+		   uint32_t id, int define, const uint64_t *pcs);
+
+/* Appends the header of a SAMPLES record whose entries are the len bytes
+ * at entries, record header included. Returns 0 or -ENOSPC.
+ * async-signal-safe */
+int
+spool_put_samples(struct spool_buf *b, const struct spool_samples *h,
+		  const uint8_t *entries, size_t len);
+
+/* Decodes the header; out->entries points into the payload. Returns 0 or
+ * -EBADMSG. */
+int
+spool_get_samples(const struct spool_rec *r, struct spool_samples *out);
+
+void
+spool_entries_begin(struct spool_entry_cursor *c,
+		    const struct spool_samples *h);
+
+/* The next entry: 1, 0 at the end of the entries (the payload's end or a
+ * zero byte), -EBADMSG when an entry is malformed (the rest of the record
+ * is then unreadable). Pointers in e point into the record. */
+int
+spool_entries_next(struct spool_entry_cursor *c, struct spool_entry *e);
+
+/* Decodes a defining entry's e->depth PCs into out. Returns 0 or
+ * -EBADMSG. */
+int
+spool_entry_pcs(const struct spool_entry *e, uint64_t *out);
+
+/* The time samples a record stands for: 1 for a SAMPLE of kind time, the
+ * entries of a SAMPLES that decode, 0 for any other record. */
+uint64_t
+spool_time_samples(const struct spool_rec *r);
 
 #endif

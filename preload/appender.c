@@ -245,6 +245,7 @@ new_chunk(struct appender_stream *s)
 	s->base = p;
 	s->off = off;
 	s->pos = pos;
+	s->batch = 0;
 	return 0;
 }
 
@@ -268,8 +269,69 @@ appender_append(struct appender_stream *s, const void *rec, size_t len)
 	atomic_signal_fence(memory_order_seq_cst);
 	memcpy(dst, r, 4);
 	s->pos += (uint32_t)len;
+	s->batch = 0; /* entries go after the chunk's last record only */
 	if (r[0] == SPOOL_REC_SAMPLE && !r[1] && !r[2] && !r[3])
 		atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
+	return 0;
+}
+
+/* Stores a record length with one instruction, so that no kill can
+ * leave half of it. async-signal-safe */
+typedef uint32_t __attribute__((aligned(1), may_alias)) unaligned_u32;
+
+static void
+store_len(uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	*(volatile unaligned_u32 *)p = v;
+}
+
+/* async-signal-safe */
+int
+appender_append_entry(struct appender_stream *s, uint32_t tid,
+		      uint64_t prev_time, uint64_t prev_weight,
+		      const uint8_t *entry, size_t len)
+{
+	if (!prof_in_image())
+		return -ESRCH;
+	if (len == 0 || len > APPENDER_CHUNK - 64)
+		return -ENOSPC;
+	if (s->base && s->batch && APPENDER_CHUNK - s->pos >= len) {
+		uint8_t *rec = s->base + s->batch, *dst = s->base + s->pos;
+		store_len(rec + 4, s->pos + (uint32_t)len - s->batch -
+					   SPOOL_REC_HEADER_LEN);
+		atomic_signal_fence(memory_order_seq_cst);
+		memcpy(dst + 1, entry + 1, len - 1);
+		atomic_signal_fence(memory_order_seq_cst);
+		dst[0] = entry[0];
+		s->pos += (uint32_t)len;
+		atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
+		return 0;
+	}
+	uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_SAMPLES_FIXED];
+	struct spool_samples h = { .tid = tid, .stream = s->id,
+				   .time_ns = prev_time,
+				   .weight = prev_weight };
+	struct spool_buf b;
+	spool_buf_init(&b, head, sizeof(head));
+	if (spool_put_samples(&b, &h, NULL, 0) < 0)
+		return -ENOSPC;
+	size_t total = sizeof(head) + len;
+	if ((!s->base || APPENDER_CHUNK - s->pos < total) && new_chunk(s) < 0)
+		return -ENOSPC;
+	if (APPENDER_CHUNK - s->pos < total && new_chunk(s) < 0)
+		return -ENOSPC;
+	uint8_t *dst = s->base + s->pos;
+	store_len(head + 4, (uint32_t)(SPOOL_SAMPLES_FIXED + len));
+	memcpy(dst + 4, head + 4, sizeof(head) - 4);
+	memcpy(dst + sizeof(head), entry, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst, head, 4); /* the type last, as in appender_append */
+	s->batch = s->pos;
+	s->pos += (uint32_t)total;
+	atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
 	return 0;
 }
 

@@ -30,6 +30,11 @@ struct appender_stream {
 	uint8_t *base; /* the chunk, mapped; NULL when none */
 	uint64_t off;  /* its offset in the file */
 	uint32_t pos;  /* bytes used */
+	uint32_t id;   /* the stream's number in SAMPLES records; 0 until
+			* the first one (then stacks_new_stream) */
+	uint32_t batch; /* offset in the chunk of the SAMPLES record that
+			 * entries are added to, while it is the chunk's
+			 * last; 0: none */
 };
 
 /* Creates this image's spool (the one profrun prepared, or OUTPUT.PID[.N]
@@ -51,6 +56,21 @@ appender_path(void);
  * async-signal-safe */
 int
 appender_append(struct appender_stream *s, const void *rec, size_t len);
+
+/* Appends one SAMPLES entry (spool_encode_entry's len bytes, encoded
+ * after the stream's previous sample, of time prev_time and weight
+ * prev_weight) for thread tid: to the stream's SAMPLES record when it is
+ * the last record of the chunk and the chunk has room, else in a new
+ * SAMPLES record (header: tid, s->id, prev_time, prev_weight). A record
+ * grows in place without ever being unreadable, even to a reader of a
+ * file whose writer was killed in the middle: its length first, so that
+ * the new bytes are inside it while still zero (a zero byte ends the
+ * entries), then the entry, its first byte last. Counts the sample.
+ * Returns as appender_append. async-signal-safe */
+int
+appender_append_entry(struct appender_stream *s, uint32_t tid,
+		      uint64_t prev_time, uint64_t prev_weight,
+		      const uint8_t *entry, size_t len);
 
 /* The stream's thread is leaving: its chunk, when it has room left, goes
  * to a later stream (so that short threads do not each leave a chunk

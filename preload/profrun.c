@@ -737,8 +737,8 @@ summarise(const char *path, struct spool_summary *s)
 	struct spool_rec rec;
 	int rc = spool_cursor_init(&c, map, (size_t)st.st_size);
 	while (rc == 0 && spool_next(&c, &rec) == SPOOL_OK) {
-		if (rec.type == SPOOL_REC_SAMPLE)
-			s->samples++;
+		if (rec.type == SPOOL_REC_SAMPLE || rec.type == SPOOL_REC_SAMPLES)
+			s->samples += spool_time_samples(&rec);
 		else if (rec.type == SPOOL_REC_ALLOC)
 			s->allocs++;
 		else if (rec.type == SPOOL_REC_FOOTER &&

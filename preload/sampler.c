@@ -14,6 +14,7 @@
 #include "gate.h"
 #include "masks.h"
 #include "real.h"
+#include "stacks.h"
 #include "state.h"
 #include "threads.h"
 #include "timer.h"
@@ -32,13 +33,47 @@
 
 static struct sigaction previous;
 
+/* Stores the sample as an entry of the thread's SAMPLES record: a
+ * reference to its stack when the thread has written that stack before,
+ * else the stack itself with a new id. Returns 0, or -ENOSPC when the
+ * sample could not be stored (no chunk), -EAGAIN when it must go as a
+ * SAMPLE record instead (no table, or an entry larger than buf).
+ * async-signal-safe */
+static int
+store_entry(struct thread_slot *t, const struct spool_sample *s,
+	    const uint64_t *pcs, uint8_t *buf, size_t cap)
+{
+	struct appender_stream *st = &t->stream;
+	if (!st->id)
+		st->id = stacks_new_stream();
+	struct stacks_table *tab = stacks_table_for(&t->stacks, st->id);
+	if (!tab)
+		return -EAGAIN;
+	struct stacks_probe p;
+	uint64_t prev_time, prev_weight;
+	stacks_find(tab, s->flags, pcs, s->depth, &p);
+	stacks_last(tab, &prev_time, &prev_weight);
+	uint32_t id = p.id ? p.id : stacks_next_id(tab, &p);
+	size_t len = spool_encode_entry(buf, cap, prev_time, prev_weight, s,
+					id, !p.id, pcs);
+	if (!len)
+		return -EAGAIN;
+	int rc = appender_append_entry(st, s->tid, prev_time, prev_weight,
+				       buf, len);
+	if (rc < 0)
+		return rc;
+	stacks_add(tab, &p);
+	stacks_set_last(tab, s->time_ns, s->weight);
+	return 0;
+}
+
 /* async-signal-safe */
 static void
 take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 	    const ucontext_t *uc)
 {
 	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
-	uint8_t stack_buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint8_t stack_buf[SPOOL_ENTRY_MAX(SPOOL_MAX_DEPTH)];
 	uint64_t *pcs = stack_pcs;
 	uint8_t *buf = stack_buf;
 	size_t cap = sizeof(stack_buf);
@@ -58,9 +93,13 @@ take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 	s.kind = SPOOL_SAMPLE_TIME;
 	s.weight = timer_sample_weight(t, fd, si);
 	s.depth = unwind_stack(uc, t, pcs, max, &s.flags);
-	spool_buf_init(&b, buf, cap);
-	if (spool_put_sample(&b, &s, pcs) < 0 ||
-	    appender_append(&t->stream, buf, b.len) < 0)
+	int rc = store_entry(t, &s, pcs, buf, cap);
+	if (rc == -EAGAIN) {
+		spool_buf_init(&b, buf, cap);
+		rc = spool_put_sample(&b, &s, pcs) < 0 ? -ENOSPC :
+			appender_append(&t->stream, buf, b.len);
+	}
+	if (rc < 0)
 		prof_drop(SPOOL_DROP_WRITE);
 	else
 		gate_count_sample();

@@ -22,6 +22,7 @@
 
 #include "appender.h"
 #include "spool.h"
+#include "stacks.h"
 #include "unwind.h"
 
 #define THREADS_MAX 4096
@@ -36,7 +37,7 @@
 			       * and then dropped (alloc.c) */
 struct thread_deep {
 	uint64_t handler_pcs[SPOOL_DEPTH_LIMIT];
-	uint8_t handler_rec[SPOOL_REC_HEADER_LEN + 64 + SPOOL_DEPTH_LIMIT * 8];
+	uint8_t handler_rec[SPOOL_ENTRY_MAX(SPOOL_DEPTH_LIMIT)]; /* > a SAMPLE */
 	uint64_t alloc_raw[SPOOL_DEPTH_LIMIT + THREADS_DEEP_EXTRA];
 	uint64_t alloc_pcs[SPOOL_DEPTH_LIMIT];
 	uint8_t alloc_rec[SPOOL_REC_HEADER_LEN + 64 + SPOOL_DEPTH_LIMIT * 8];
@@ -95,6 +96,10 @@ struct thread_slot {
 	/* NULL unless --max-depth asks for more than SPOOL_MAX_DEPTH and
 	 * the mapping could be made (then samples stop at that depth). */
 	struct thread_deep *deep;
+	/* stacks.c: the stacks this slot's thread has written, mapped by
+	 * the thread at its first sample and kept for the slot's later
+	 * threads (emptied for each). */
+	struct stacks_table *stacks;
 };
 
 /* The calling thread's slot, or NULL. async-signal-safe */

@@ -73,6 +73,12 @@
  *
  * Repeated samples advance time by 1000 ns each.
  *
+ * With MKSPOOL_SAMPLES=batched in the environment, time samples (sample
+ * and synth) are written as SAMPLES records (format 2.3) instead of
+ * SAMPLE records, each thread's stacks defined once and referred to after
+ * that (stream = tid): the golden tests run some cases both ways to check
+ * that the two read the same.
+ *
  * Where a frame was given by name, the analyzer may still show it as
  * BASENAME+0xOFFSET (a stripped or broken file), and the offset depends
  * on how the compiler laid out the fixture. SEDFILE receives one sed
@@ -119,6 +125,24 @@ struct gen {
 	uint64_t samples;
 	uint64_t cut;
 	FILE *sed;
+	bool batched;  /* MKSPOOL_SAMPLES=batched */
+	struct bstream *streams;
+	size_t nstreams;
+};
+
+/* A thread's stream of SAMPLES entries (batched mode). */
+struct bstream {
+	uint32_t tid;
+	uint64_t time_ns, weight; /* of the previous entry */
+	size_t nstacks;
+	struct bstack {
+		uint16_t flags;
+		uint32_t depth;
+		uint64_t *pcs;
+	} *stacks;
+	uint8_t *entries; /* of the record being made */
+	size_t len;
+	uint64_t rec_time, rec_weight;
 };
 
 static struct gen g;
@@ -619,6 +643,103 @@ parse_stack(char *list, uint64_t *pcs)
 	return depth;
 }
 
+static struct bstream *
+bstream(uint32_t tid)
+{
+	for (size_t i = 0; i < g.nstreams; i++)
+		if (g.streams[i].tid == tid)
+			return &g.streams[i];
+	g.streams = realloc(g.streams, (g.nstreams + 1) * sizeof(*g.streams));
+	if (!g.streams)
+		die("out of memory");
+	struct bstream *st = &g.streams[g.nstreams++];
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	st->entries = malloc(REC_BUF / 2);
+	if (!st->entries)
+		die("out of memory");
+	return st;
+}
+
+/* Writes the stream's pending entries as one SAMPLES record. */
+static void
+bstream_flush(struct spool_buf *b, struct bstream *st)
+{
+	if (!st->len)
+		return;
+	struct spool_samples h = { .tid = st->tid, .stream = st->tid,
+				   .time_ns = st->rec_time,
+				   .weight = st->rec_weight };
+	b->len = 0;
+	spool_put_samples(b, &h, st->entries, st->len);
+	flush_record(b);
+	b->len = 0;
+	st->len = 0;
+}
+
+/* Adds a time sample to its thread's pending SAMPLES record. */
+static void
+put_batched(struct spool_buf *b, const struct spool_sample *s,
+	    const uint64_t *pcs)
+{
+	struct bstream *st = bstream(s->tid);
+	uint32_t id = 0;
+	for (size_t i = 0; i < st->nstacks && !id; i++) {
+		const struct bstack *k = &st->stacks[i];
+		if (k->flags == s->flags && k->depth == s->depth &&
+		    !memcmp(k->pcs, pcs, s->depth * sizeof(*pcs)))
+			id = (uint32_t)i + 1;
+	}
+	int define = !id;
+	if (define) {
+		st->stacks = realloc(st->stacks,
+				     (st->nstacks + 1) * sizeof(*st->stacks));
+		uint64_t *copy = malloc((s->depth + 1) * sizeof(*copy));
+		if (!st->stacks || !copy)
+			die("out of memory");
+		memcpy(copy, pcs, s->depth * sizeof(*pcs));
+		st->stacks[st->nstacks++] = (struct bstack){ s->flags,
+							     s->depth, copy };
+		id = (uint32_t)st->nstacks;
+	}
+	if (st->len + SPOOL_ENTRY_MAX(s->depth) > REC_BUF / 2 - 64)
+		bstream_flush(b, st);
+	if (!st->len) {
+		st->rec_time = st->time_ns;
+		st->rec_weight = st->weight;
+	}
+	size_t n = spool_encode_entry(st->entries + st->len,
+				      REC_BUF / 2 - st->len, st->time_ns,
+				      st->weight, s, id, define, pcs);
+	if (!n)
+		die("entry does not fit");
+	st->len += n;
+	st->time_ns = s->time_ns;
+	st->weight = s->weight;
+}
+
+/* A time sample as a SAMPLE record, or batched. */
+static void
+put_time_sample(struct spool_buf *b, const struct spool_sample *s,
+		const uint64_t *pcs)
+{
+	b->len = 0;
+	if (g.batched && s->kind == SPOOL_SAMPLE_TIME) {
+		put_batched(b, s, pcs);
+		return;
+	}
+	spool_put_sample(b, s, pcs);
+	flush_record(b);
+}
+
+static void
+flush_batched(struct spool_buf *b)
+{
+	for (size_t i = 0; i < g.nstreams; i++)
+		bstream_flush(b, &g.streams[i]);
+	b->len = 0;
+}
+
 static void
 do_sample(struct spool_buf *b, const struct word *w, size_t n)
 {
@@ -653,12 +774,11 @@ do_sample(struct spool_buf *b, const struct word *w, size_t n)
 	}
 	uint64_t repeat = num_or(w, n, "repeat", 1);
 	for (uint64_t i = 0; i < repeat; i++) {
-		b->len = 0;
-		spool_put_sample(b, &s, all);
-		flush_record(b);
+		put_time_sample(b, &s, all);
 		s.time_ns += 1000;
 		g.samples++;
 	}
+	flush_batched(b);
 	if (all != pcs)
 		free(all);
 	b->len = 0;
@@ -835,11 +955,10 @@ do_synth(struct spool_buf *b, const struct word *w, size_t n)
 					   : NULL;
 		for (uint32_t j = 0; j < depth; j++)
 			pcs[j] = pk ? pk[depth - 1 - j] : (next_pc += 16);
-		b->len = 0;
-		spool_put_sample(b, &s, pcs);
-		flush_record(b);
+		put_time_sample(b, &s, pcs);
 		s.time_ns += 1000;
 	}
+	flush_batched(b);
 	g.samples += count;
 	b->len = 0;
 	free(paths);
@@ -974,6 +1093,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	g.desc = argv[1];
+	const char *mode = getenv("MKSPOOL_SAMPLES");
+	g.batched = mode && strcmp(mode, "batched") == 0;
 	FILE *in = fopen(argv[1], "r");
 	g.out = fopen(argv[2], "w+");
 	g.buf = malloc(REC_BUF);
@@ -1005,6 +1126,13 @@ main(int argc, char **argv)
 			free(g.mods[i].syms[k].name);
 		free(g.mods[i].syms);
 	}
+	for (size_t i = 0; i < g.nstreams; i++) {
+		for (size_t k = 0; k < g.streams[i].nstacks; k++)
+			free(g.streams[i].stacks[k].pcs);
+		free(g.streams[i].stacks);
+		free(g.streams[i].entries);
+	}
+	free(g.streams);
 	free(g.buf);
 	return 0;
 }

@@ -1588,6 +1588,196 @@ START_TEST(spool_names)
 }
 END_TEST
 
+
+/* ---- SAMPLES (format 2.3) ---- */
+
+/* A SAMPLES record of tid 7, stream 3, base time 1000 and weight 500,
+ * holding the entries at e (len bytes), decoded back into *h. */
+static void
+samples_record(uint8_t *buf, size_t cap, const uint8_t *e, size_t len,
+	       struct spool_rec *r, struct spool_samples *h)
+{
+	struct spool_buf b;
+	struct spool_samples in = { .tid = 7, .stream = 3, .time_ns = 1000,
+				    .weight = 500 };
+	spool_buf_init(&b, buf, cap);
+	ck_assert_int_eq(spool_put_samples(&b, &in, e, len), 0);
+	ck_assert_uint_eq(b.len, SPOOL_REC_HEADER_LEN + SPOOL_SAMPLES_FIXED +
+					 len);
+	r->type = buf[0];
+	r->len = (uint32_t)(b.len - SPOOL_REC_HEADER_LEN);
+	r->payload = buf + SPOOL_REC_HEADER_LEN;
+	r->offset = 0;
+	ck_assert_uint_eq(r->type, SPOOL_REC_SAMPLES);
+	ck_assert_int_eq(spool_get_samples(r, h), 0);
+	ck_assert_uint_eq(h->tid, 7);
+	ck_assert_uint_eq(h->stream, 3);
+	ck_assert_uint_eq(h->len, len);
+}
+
+/* Entries: a definition, a reference, a stack used once, time going
+ * back, a weight of 0 and large PCs on both sides of each other. */
+static const struct {
+	uint64_t time_ns, weight;
+	uint32_t id;
+	int define;
+	uint16_t flags;
+	uint32_t depth;
+	uint64_t pcs[4];
+} entry_cases[] = {
+	{ 2000, 1000, 1, 1, SPOOL_SAMPLE_TRUNCATED, 3,
+	  { 0x7f0000001234ull, 0x55550000aaaaull, 0x7f0000001000ull } },
+	{ 3000, 1000, 1, 0, 0, 0, { 0 } },
+	{ 2500, 0, 0, 1, SPOOL_SAMPLE_OFF_CPU, 4,
+	  { UINT64_MAX, 0, UINT64_MAX - 1, 1 } },
+	{ UINT64_MAX, UINT64_MAX, 0x7fffffffu, 1, 0, 0, { 0 } },
+	{ 5, 77, 0x7fffffffu, 0, 0, 0, { 0 } },
+};
+
+START_TEST(spool_roundtrip_samples)
+{
+	uint8_t entries[1024], buf[2048];
+	size_t len = 0;
+	uint64_t prev_time = 1000, prev_weight = 500;
+	for (size_t i = 0; i < ARRAY_LEN(entry_cases); i++) {
+		struct spool_sample s = {
+			.time_ns = entry_cases[i].time_ns,
+			.weight = entry_cases[i].weight,
+			.flags = entry_cases[i].flags,
+			.depth = entry_cases[i].depth,
+		};
+		size_t n = spool_encode_entry(entries + len,
+					      sizeof(entries) - len, prev_time,
+					      prev_weight, &s, entry_cases[i].id,
+					      entry_cases[i].define,
+					      entry_cases[i].pcs);
+		ck_assert_uint_gt(n, 0);
+		ck_assert_uint_le(n, SPOOL_ENTRY_MAX(s.depth));
+		len += n;
+		prev_time = s.time_ns;
+		prev_weight = s.weight;
+	}
+	struct spool_rec r;
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	samples_record(buf, sizeof(buf), entries, len, &r, &h);
+	spool_entries_begin(&c, &h);
+	for (size_t i = 0; i < ARRAY_LEN(entry_cases); i++) {
+		ck_assert_int_eq(spool_entries_next(&c, &e), 1);
+		ck_assert_uint_eq(e.time_ns, entry_cases[i].time_ns);
+		ck_assert_uint_eq(e.weight, entry_cases[i].weight);
+		ck_assert_uint_eq(e.id, entry_cases[i].id);
+		ck_assert_int_eq(e.define, entry_cases[i].define);
+		if (!e.define)
+			continue;
+		uint64_t pcs[4];
+		ck_assert_uint_eq(e.flags, entry_cases[i].flags);
+		ck_assert_uint_eq(e.depth, entry_cases[i].depth);
+		ck_assert_int_eq(spool_entry_pcs(&e, pcs), 0);
+		for (uint32_t k = 0; k < e.depth; k++)
+			ck_assert_uint_eq(pcs[k], entry_cases[i].pcs[k]);
+	}
+	ck_assert_int_eq(spool_entries_next(&c, &e), 0);
+	ck_assert_uint_eq(spool_time_samples(&r), ARRAY_LEN(entry_cases));
+}
+END_TEST
+
+/* The bytes of a reference entry after a sample 1 ms earlier of the same
+ * weight: key 2 << 1, then 2000000 zigzagged, then 0. */
+START_TEST(spool_bytes_samples_entry)
+{
+	static const uint8_t want[] = { 0x04, 0x80, 0x89, 0x7a, 0x00 };
+	uint8_t out[32];
+	struct spool_sample s = { .time_ns = 1001000000, .weight = 1000000 };
+	size_t n = spool_encode_entry(out, sizeof(out), 1000000000, 1000000,
+				      &s, 2, 0, NULL);
+	ck_assert_uint_eq(n, sizeof(want));
+	ck_assert_mem_eq(out, want, sizeof(want));
+	/* Key 0 (id 0 without a definition) cannot be written, nor an
+	 * entry into too little room. */
+	ck_assert_uint_eq(spool_encode_entry(out, sizeof(out), 0, 0, &s, 0, 0,
+					     NULL), 0);
+	ck_assert_uint_eq(spool_encode_entry(out, 4, 1000000000, 1000000, &s,
+					     2, 0, NULL), 0);
+}
+END_TEST
+
+/* A record grown in place and cut by a kill: after its length was stored
+ * the new bytes are zeros (or all but the first): the entries end there. */
+START_TEST(spool_samples_zero_ends_entries)
+{
+	uint8_t entries[64] = { 0 }, buf[256];
+	struct spool_sample s = { .time_ns = 1100, .weight = 500, .depth = 1 };
+	uint64_t pc = 0x401000;
+	size_t n = spool_encode_entry(entries, sizeof(entries), 1000, 500, &s,
+				      1, 1, &pc);
+	ck_assert_uint_gt(n, 0);
+	/* Then an entry whose first byte is still 0. */
+	s.time_ns = 1200;
+	size_t m = spool_encode_entry(entries + n, sizeof(entries) - n, 1100,
+				      500, &s, 1, 0, NULL);
+	entries[n] = 0;
+	struct spool_rec r;
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	samples_record(buf, sizeof(buf), entries, n + m + 10, &r, &h);
+	spool_entries_begin(&c, &h);
+	ck_assert_int_eq(spool_entries_next(&c, &e), 1);
+	ck_assert_int_eq(spool_entries_next(&c, &e), 0);
+	ck_assert_uint_eq(spool_time_samples(&r), 1);
+}
+END_TEST
+
+/* An entry cut short, at every length: the entries before it read, the
+ * rest of the record is malformed, never read past its end. */
+START_TEST(spool_samples_cut_entry_malformed)
+{
+	uint8_t entries[64], buf[256];
+	struct spool_sample s = { .time_ns = 99999999, .weight = 1234567,
+				  .depth = 2 };
+	uint64_t pcs[2] = { 0x7f1234567890ull, 0x401000 };
+	size_t n = spool_encode_entry(entries, sizeof(entries), 1000, 500, &s,
+				      1, 1, pcs);
+	ck_assert_uint_gt(n, 0);
+	for (size_t cut = 1; cut < n; cut++) {
+		struct spool_rec r;
+		struct spool_samples h;
+		struct spool_entry_cursor c;
+		struct spool_entry e;
+		uint8_t *copy = malloc(cut);
+		memcpy(copy, entries, cut);
+		samples_record(buf, sizeof(buf), copy, cut, &r, &h);
+		spool_entries_begin(&c, &h);
+		int st = spool_entries_next(&c, &e);
+		if (st == 1) {
+			/* Only the PCs were cut: they do not decode. */
+			uint64_t out[2];
+			ck_assert_int_eq(spool_entry_pcs(&e, out), -EBADMSG);
+		} else {
+			ck_assert_int_eq(st, -EBADMSG);
+		}
+		free(copy);
+	}
+}
+END_TEST
+
+/* A header shorter than its fixed part is malformed. */
+START_TEST(spool_samples_short_header)
+{
+	uint8_t payload[SPOOL_SAMPLES_FIXED] = { 0 };
+	struct spool_rec r = { SPOOL_REC_SAMPLES, SPOOL_SAMPLES_FIXED - 1,
+			       payload, 0 };
+	struct spool_samples h;
+	ck_assert_int_eq(spool_get_samples(&r, &h), -EBADMSG);
+	ck_assert_uint_eq(spool_time_samples(&r), 0);
+	r.len = SPOOL_SAMPLES_FIXED;
+	ck_assert_int_eq(spool_get_samples(&r, &h), 0);
+	ck_assert_uint_eq(spool_time_samples(&r), 0);
+}
+END_TEST
+
 static Suite *
 spool_suite(void)
 {
@@ -1614,6 +1804,10 @@ spool_suite(void)
 	tcase_add_test(tc, spool_roundtrip_free);
 	tcase_add_test(tc, spool_roundtrip_call_counts);
 	tcase_add_test(tc, spool_roundtrip_call_arcs);
+	tcase_add_test(tc, spool_roundtrip_samples);
+	tcase_add_test(tc, spool_samples_zero_ends_entries);
+	tcase_add_test(tc, spool_samples_cut_entry_malformed);
+	tcase_add_test(tc, spool_samples_short_header);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bytes");
@@ -1621,6 +1815,7 @@ spool_suite(void)
 	tcase_add_test(tc, spool_bytes_thread);
 	tcase_add_test(tc, spool_bytes_module_image);
 	tcase_add_test(tc, spool_bytes_alloc_free);
+	tcase_add_test(tc, spool_bytes_samples_entry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reader");

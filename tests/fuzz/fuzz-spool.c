@@ -53,6 +53,34 @@ walk_stacks(const struct spool_rec *rec)
 	}
 }
 
+/* Every entry of a SAMPLES record, and the PCs of those that define a
+ * stack: the entries' cursor only moves forward and stays inside the
+ * record. */
+static void
+walk_samples(const struct spool_rec *rec)
+{
+	struct spool_samples h;
+	struct spool_entry_cursor c;
+	struct spool_entry e;
+	uint64_t pcs[64];
+	int st;
+
+	if (spool_get_samples(rec, &h) < 0)
+		return;
+	spool_entries_begin(&c, &h);
+	for (uint32_t last = 0; (st = spool_entries_next(&c, &e)) == 1;
+	     last = c.pos) {
+		if (c.pos <= last || c.pos > h.len)
+			__builtin_trap();
+		sink += e.time_ns + e.weight + e.id + e.flags;
+		if (e.define && e.depth <= 64 &&
+		    spool_entry_pcs(&e, pcs) == 0)
+			for (uint32_t i = 0; i < e.depth; i++)
+				sink += pcs[i];
+	}
+	sink += (uint64_t)st + spool_time_samples(rec);
+}
+
 static void
 walk_other(const struct spool_rec *rec)
 {
@@ -132,6 +160,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case SPOOL_REC_SAMPLE:
 		case SPOOL_REC_ALLOC:
 			walk_stacks(&rec);
+			break;
+		case SPOOL_REC_SAMPLES:
+			walk_samples(&rec);
 			break;
 		default:
 			walk_other(&rec);

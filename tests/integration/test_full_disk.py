@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A full disk is a warning, not a crash: with the spool on a 200 KiB
+"""A full disk is a warning, not a crash: with the spool on a 100 KiB
 tmpfs and samples at 10 kHz, the program runs on with its own output and
 exit status, profrun says in words that records are dropped, installs a
 spool that profanalyze reads, and the report counts the lost samples
@@ -40,7 +40,7 @@ def test():
     mnt = os.path.join(d, 'tiny')
     os.mkdir(mnt)
     spool = os.path.join(mnt, 'x.spool')
-    script = (f'mount -t tmpfs -o size=200k tmpfs {shlex.quote(mnt)} && '
+    script = (f'mount -t tmpfs -o size=100k tmpfs {shlex.quote(mnt)} && '
               f'{shlex.quote(prof.profrun_path())} -o {shlex.quote(spool)} '
               f'-F 10000 -- {shlex.quote(target)} 1; rc=$?; '
               f'cp {shlex.quote(spool)} {shlex.quote(d)}/copy.spool; '

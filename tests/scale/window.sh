@@ -1,0 +1,32 @@
+#!/bin/sh
+# --from/--to: one thread sampled every millisecond for 10 s (sample k
+# at k ms after the start, k = 1..10000): the window [2 s, 5 s) holds
+# samples 2000 to 4999, 3000 of them, in the report and in an export;
+# --from alone runs to the end; --to before --from is a usage error.
+# usage: window.sh GENSPOOL PROFANALYZE
+set -u
+gen=$1
+ana=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+"$gen" -n 10000 -k 50 -d 5 "$tmp/w.spool" || exit 1
+check() { # what, expected, actual
+	if [ "$2" != "$3" ]; then
+		echo "$1: expected '$2', got '$3'"
+		fail=1
+	fi
+}
+"$ana" --from=2 --to=5 "$tmp/w.spool" >"$tmp/flat" 2>&1
+check "flat samples" "Sampling stopped after 3000 samples taken for the time profiler." \
+	"$(head -1 "$tmp/flat")"
+check "window line" "Window: the samples taken from 2.000 s to 5.000 s after the program's start (--from, --to)." \
+	"$(grep '^Window:' "$tmp/flat")"
+"$ana" --from=2 --to=5 --format=folded "$tmp/w.spool" >"$tmp/folded" 2>&1
+check "folded samples" 3000 "$(awk '{s += $NF} END {print s}' "$tmp/folded")"
+"$ana" --from=9.5 "$tmp/w.spool" >"$tmp/from" 2>&1
+check "--from alone" "Sampling stopped after 501 samples taken for the time profiler." \
+	"$(head -1 "$tmp/from")"
+"$ana" --from=5 --to=2 "$tmp/w.spool" >/dev/null 2>&1
+check "--to before --from" 2 "$?"
+exit $fail
