@@ -16,6 +16,8 @@
 #include "funcorder.h"
 #include "profile.h"
 
+struct pcprof;
+
 enum export_format {
 	EXPORT_LISPWORKS,  /* LispWorks profiler tree file */
 	EXPORT_MLMON,      /* MLton mlmon.out */
@@ -40,6 +42,12 @@ struct export_opts {
 	double hide_self_pct;
 	double hide_subs_pct;
 	enum funcorder order;
+	/* The same samples by program counter (pcprof.h), or NULL: the
+	 * pprof export then has a location per PC with source lines and
+	 * inlined frames, else one per function. */
+	const struct pcprof *pcs;
+	/* callgrind with pcs: positions "instr line" (--addresses). */
+	bool addresses;
 };
 
 /* The format named name ("lispworks", "pprof", ...); -1 when none is. */
@@ -83,6 +91,15 @@ export_folded_write(FILE *out, const struct profile *p,
 int
 export_callgrind_write(FILE *out, const struct profile *p,
 		       const struct export_opts *opts);
+/* callgrind from opts->pcs (export_callgrind_pc.c). */
+int
+export_callgrind_pc_write(FILE *out, const struct profile *p,
+			  const struct export_opts *opts);
+/* The header lines both callgrind writers share; addresses: positions
+ * "instr line", else "line". */
+void
+export_callgrind_header(FILE *out, const struct profile *p,
+			const struct export_opts *opts, bool addresses);
 int
 export_dot_write(FILE *out, const struct profile *p,
 		 const struct export_opts *opts);

@@ -31,6 +31,7 @@
 #include "loader.h"
 #include "merge.h"
 #include "outfile.h"
+#include "pcprof.h"
 #include "profile.h"
 #include "report.h"
 #include "report_calls.h"
@@ -96,6 +97,7 @@ struct options {
 	const char *list[64];        /* --list */
 	size_t nlist;
 	bool intel;                  /* --intel */
+	bool addresses;              /* --addresses */
 	bool follow;          /* --follow */
 	double interval;      /* --interval, seconds */
 };
@@ -136,6 +138,7 @@ enum {
 	OPT_DISASSEMBLE,
 	OPT_LIST,
 	OPT_INTEL,
+	OPT_ADDRESSES,
 	OPT_FOLLOW,
 	OPT_INTERVAL,
 };
@@ -162,6 +165,8 @@ static const char usage_text[] =
 	"                         mlmon-count, sympro, sympro-json, folded, "
 	"callgrind,\n"
 	"                         dot, pprof, json (see profanalyze(1))\n"
+	"      --addresses        --format=callgrind: each cost at its "
+	"instruction too\n"
 	"      --disassemble=FUNCTION\n"
 	"                         the annotated disassembly of FUNCTION (a "
 	"name,\n"
@@ -318,6 +323,7 @@ static const struct option long_opts[] = {
 	{ "disassemble", required_argument, NULL, OPT_DISASSEMBLE },
 	{ "list", required_argument, NULL, OPT_LIST },
 	{ "intel", no_argument, NULL, OPT_INTEL },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -498,6 +504,9 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_LIST:
 		take_annotate(o, c == OPT_DISASSEMBLE, optarg);
 		break;
+	case OPT_ADDRESSES:
+		o->addresses = true;
+		break;
 	case OPT_INTEL:
 		o->intel = true;
 		break;
@@ -588,6 +597,9 @@ check_applies(const struct options *o)
 			    "--outline only");
 	if (o->intel && !o->ndisassemble)
 		usage_error("--intel applies to --disassemble only");
+	if (o->addresses && !(o->report == REPORT_EXPORT &&
+			      o->format == EXPORT_CALLGRIND))
+		usage_error("--addresses applies to --format=callgrind only");
 	if (o->report == REPORT_ANNOTATE && o->load.resolve.lines)
 		usage_error("--lines does not apply to --disassemble and "
 			    "--list, which show source lines of their own");
@@ -662,6 +674,10 @@ write_graph(FILE *out, const struct options *o, const struct profile *p)
 	}
 }
 
+static int
+write_export(FILE *out, const struct options *o, const struct profile *p,
+	     struct export_opts *eo);
+
 /* Writes the chosen report; returns 0, or -1 after an error line. */
 static int
 write_body(FILE *out, const struct options *o, const struct profile *p,
@@ -674,11 +690,12 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 		.hide_self_pct = o->hide_self_pct,
 		.hide_subs_pct = o->hide_subs_pct,
 		.order = o->order,
+		.addresses = o->addresses,
 	};
 
 	switch (o->report) {
 	case REPORT_EXPORT:
-		return export_write(out, o->format, p, &eo);
+		return write_export(out, o, p, &eo);
 	case REPORT_JSON:
 		report_json_write(out, p);
 		break;
@@ -815,6 +832,38 @@ spool_paths(const struct options *o, struct family *fams, size_t *n)
 		}
 	}
 	return paths;
+}
+
+/* --format: pprof and callgrind keep the PCs, read again from the
+ * spools (but for --follow's reports: by function there). */
+static int
+write_export(FILE *out, const struct options *o, const struct profile *p,
+	     struct export_opts *eo)
+{
+	if ((o->format != EXPORT_PPROF && o->format != EXPORT_CALLGRIND) ||
+	    o->follow)
+		return export_write(out, o->format, p, eo);
+	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
+	size_t n;
+	diag_set_quiet(true);
+	char **paths = spool_paths(o, fams, &n);
+	diag_set_quiet(false);
+	struct pcprof_opts po = { .paths = paths, .npaths = n,
+				  .load = &o->load, .hide = &o->hide };
+	struct pcprof *pcs = paths ? pcprof_read(&po) : NULL;
+	int ret = -1;
+	if (pcs) {
+		eo->pcs = pcs;
+		ret = export_write(out, o->format, p, eo);
+	} else {
+		diag_error("%s: cannot read the spools again", o->spool);
+	}
+	pcprof_free(pcs);
+	for (size_t i = 0; i < o->nspools; i++)
+		family_free(&fams[i]);
+	free(paths);
+	free(fams);
+	return ret;
 }
 
 /* "10 main, 11 worker": the threads of the spools read, for the error
