@@ -15,28 +15,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
+#include <zlib.h>
 
 #include "xmalloc.h"
 
 uint32_t
 debuginfo_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	static uint32_t table[256];
-	const uint8_t *p = buf;
+	const Bytef *p = buf;
 
-	/* Filled on first use; the analyzer is single-threaded. */
-	if (!table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
+	/* zlib's crc32 takes at most UINT_MAX bytes at a time. */
+	while (len > UINT_MAX) {
+		crc = (uint32_t)crc32(crc, p, UINT_MAX);
+		p += UINT_MAX;
+		len -= UINT_MAX;
 	}
-	crc = ~crc;
-	for (size_t i = 0; i < len; i++)
-		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return (uint32_t)crc32(crc, p, (uInt)len);
 }
 
 /* CRC-32 of the whole file at fd; false when it cannot be read. */

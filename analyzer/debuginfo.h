@@ -30,8 +30,8 @@ int
 debuginfo_open(const struct elffile *f, const char *path, const char *root,
 	       struct elffile *out, char **found, char **note);
 
-/* The CRC-32 of .gnu_debuglink (the one of zlib and PNG): crc is 0 for
- * the first block, then the previous result. */
+/* The CRC-32 of .gnu_debuglink (zlib's crc32, which this calls): crc is
+ * 0 for the first block, then the previous result. */
 uint32_t
 debuginfo_crc32(uint32_t crc, const void *buf, size_t len);
 

@@ -17,6 +17,7 @@
 #include "profile.h"
 
 struct timeline;
+struct pcprof;
 
 enum export_format {
 	EXPORT_LISPWORKS,  /* LispWorks profiler tree file */
@@ -54,6 +55,12 @@ struct export_opts {
 	 * profile_space_view, hiding applied, the one exported among them),
 	 * NULL when not read (export_space_views()). */
 	const struct profile *space_views[3];
+	/* The same samples by program counter (pcprof.h), or NULL: the
+	 * pprof export then has a location per PC with source lines and
+	 * inlined frames, else one per function. */
+	const struct pcprof *pcs;
+	/* callgrind with pcs: positions "instr line" (--addresses). */
+	bool addresses;
 };
 
 /* The format named name ("lispworks", "pprof", ...); -1 when none is. */
@@ -113,6 +120,15 @@ export_folded_put_frame(FILE *out, const char *name);
 int
 export_callgrind_write(FILE *out, const struct profile *p,
 		       const struct export_opts *opts);
+/* callgrind from opts->pcs (export_callgrind_pc.c). */
+int
+export_callgrind_pc_write(FILE *out, const struct profile *p,
+			  const struct export_opts *opts);
+/* The header lines both callgrind writers share; addresses: positions
+ * "instr line", else "line". */
+void
+export_callgrind_header(FILE *out, const struct profile *p,
+			const struct export_opts *opts, bool addresses);
 int
 export_dot_write(FILE *out, const struct profile *p,
 		 const struct export_opts *opts);

@@ -29,6 +29,10 @@
  * the outermost frame of some stacks or not, and never count a sample
  * twice. calls= is the number of samples that saw the call: a sampling
  * profiler does not count calls.
+ *
+ * With the samples by program counter (export_opts.pcs), which
+ * profanalyze gives it, export_callgrind_pc.c writes the same costs at
+ * the source lines (and addresses) of their PCs instead.
  */
 #include "export.h"
 
@@ -261,11 +265,13 @@ order_functions(struct callgrind *c)
 		c->pos[c->ids[i]] = (uint32_t)i;
 }
 
-static void
-header(const struct callgrind *c, const struct export_opts *opts)
+void
+export_callgrind_header(FILE *out, const struct profile *p,
+			const struct export_opts *opts, bool addresses)
 {
-	const struct profile_header *h = &c->p->hdr;
-	FILE *out = c->out;
+	const struct profile_header *h = &p->hdr;
+	const char *positions = addresses ? "positions: instr line\n" :
+					    "positions: line\n";
 	static const char *const views[] = {
 		[PROFILE_SPACE_ALLOC] = "bytes allocated",
 		[PROFILE_SPACE_INUSE] = "bytes never freed",
@@ -291,16 +297,16 @@ header(const struct callgrind *c, const struct export_opts *opts)
 			v < sizeof(views) / sizeof(*views) ? views[v] : "bytes",
 			(unsigned long long)h->samples,
 			h->samples == 1 ? "" : "s");
-		fputs("positions: line\n"
-		      "event: bytes : Bytes\n"
+		fputs(positions, out);
+		fputs("event: bytes : Bytes\n"
 		      "event: samples : Sampled allocations\n"
 		      "events: bytes samples\n", out);
 		return;
 	}
 	fprintf(out, "desc: Profile: time, %llu sample%s\n",
 		(unsigned long long)h->samples, h->samples == 1 ? "" : "s");
-	fprintf(out, "positions: line\n"
-		"event: ns : %s (nanoseconds)\n"
+	fputs(positions, out);
+	fprintf(out, "event: ns : %s (nanoseconds)\n"
 		"event: samples : Samples\n"
 		"events: ns samples\n",
 		h->clock == SPOOL_CLOCK_WALL ? "Elapsed real time"
@@ -369,6 +375,8 @@ export_callgrind_write(FILE *out, const struct profile *p,
 	struct callgrind c = { .out = out, .p = p,
 			       .spont = (uint32_t)p->nfuncs };
 
+	if (opts->pcs)
+		return export_callgrind_pc_write(out, p, opts);
 	order_functions(&c);
 	c.file_id = xcalloc(p->nfuncs + 1, sizeof(*c.file_id));
 	c.fn_named = xcalloc(p->nfuncs + 1, sizeof(*c.fn_named));
@@ -378,7 +386,7 @@ export_callgrind_write(FILE *out, const struct profile *p,
 	if (c.ncalls) /* (calls is NULL then) */
 		qsort_r(c.calls, c.ncalls, sizeof(*c.calls), cmp_call, &c);
 
-	header(&c, opts);
+	export_callgrind_header(out, p, opts, false);
 	body(&c);
 	fprintf(out, "\ntotals: %llu %llu\n", (unsigned long long)p->hdr.weight,
 		(unsigned long long)p->hdr.samples);

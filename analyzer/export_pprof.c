@@ -3,9 +3,20 @@
  * export.h), so that `pprof` and the continuous-profiling services that
  * ingest its format read our spools.
  *
- * The model keeps functions, not program counters, so a Location is a
- * function: one Location and one Function per function that occurs in
- * the calling-context tree, under the same id, the Location's address
+ * With the samples by program counter (export_opts.pcs, pcprof.h; what
+ * profanalyze gives it), a Location is one distinct PC of one module
+ * instance: its runtime address (a return address minus one, inside the
+ * call), its Mapping the instance's address range with the file offset
+ * of its start, the file's path and build-id, so that pprof -disasm finds
+ * the binary and pprof -list the source; its Lines are the PC's source
+ * lines, innermost first, one per inlined call, the last one in the
+ * function the symbol names (profile.proto's order). A Function is a
+ * (name, source file) pair, with its declaration line when DWARF has it.
+ *
+ * Without them (--follow), the model keeps functions, not program
+ * counters, so a Location is a function: one Location and one Function
+ * per function that occurs in the calling-context tree, under the same
+ * id, the Location's address
  * being the function's ELF address (an unnamed one's offset in its
  * module, or its PC when it has no module) and its Mapping the
  * function's module. Mappings carry the module's path and
@@ -37,6 +48,7 @@
 #include "space.h"
 #include "spool.h"
 #include "json.h"
+#include "pcprof.h"
 #include "xmalloc.h"
 
 /* Field numbers of github.com/google/pprof proto/profile.proto. */
@@ -66,11 +78,15 @@ enum {
 	PB_LABEL_NUM = 3,
 
 	PB_MAPPING_ID = 1,
+	PB_MAPPING_MEMORY_START = 2,
+	PB_MAPPING_MEMORY_LIMIT = 3,
+	PB_MAPPING_FILE_OFFSET = 4,
 	PB_MAPPING_FILENAME = 5,
 	PB_MAPPING_BUILD_ID = 6,
 	PB_MAPPING_HAS_FUNCTIONS = 7,
 	PB_MAPPING_HAS_FILENAMES = 8,
 	PB_MAPPING_HAS_LINE_NUMBERS = 9,
+	PB_MAPPING_HAS_INLINE_FRAMES = 10,
 
 	PB_LOCATION_ID = 1,
 	PB_LOCATION_MAPPING_ID = 2,
@@ -84,6 +100,7 @@ enum {
 	PB_FUNCTION_NAME = 2,
 	PB_FUNCTION_SYSTEM_NAME = 3,
 	PB_FUNCTION_FILENAME = 4,
+	PB_FUNCTION_START_LINE = 5,
 };
 
 enum { PB_VARINT = 0, PB_LEN = 2 }; /* wire types */
@@ -111,6 +128,8 @@ struct pprof {
 	uint32_t *func_id;    /* per function: Location/Function id, 0 none */
 	uint32_t *mapping_id; /* per module: Mapping id, 0 none */
 	bool failed;
+	const struct pcprof *pcs; /* the samples by PC, or NULL */
+	uint32_t *pc_mapping_id; /* per pcprof mapping: its Mapping id */
 };
 
 /* A (tree node, thread) pair and what its samples add up to. */
@@ -523,6 +542,151 @@ write_functions(struct pprof *w)
 	free(by_id);
 }
 
+/* ---- by program counter (export_opts.pcs) ---- */
+
+/* Mapping ids: the executable's mappings first (pprof takes mapping[0]
+ * for the main binary), then in order of first use. */
+static void
+pc_number_mappings(struct pprof *w)
+{
+	const struct pcprof *pc = w->pcs;
+	const char *exe = w->p->hdr.exe;
+	uint32_t n = 0;
+
+	w->pc_mapping_id = xcalloc(pc->nmappings + 1,
+				   sizeof(*w->pc_mapping_id));
+	for (size_t m = 0; exe && m < pc->nmappings; m++)
+		if (strcmp(pc->mappings[m].path, exe) == 0)
+			w->pc_mapping_id[m] = ++n;
+	for (size_t m = 0; m < pc->nmappings; m++)
+		if (!w->pc_mapping_id[m])
+			w->pc_mapping_id[m] = ++n;
+}
+
+/* The thread's name in the profile (every spool merged), or NULL. */
+static const char *
+thread_name(const struct profile *p, struct hmap *index, uint32_t tid)
+{
+	uint64_t k;
+	if (!hmap_get(index, tid, &k))
+		return NULL;
+	return p->threads[k].name;
+}
+
+static void
+write_pc_sample(struct pprof *w, const struct pcprof_sample *s,
+		const char *name)
+{
+	size_t start = pb_begin(&w->buf), list;
+
+	if (s->depth) {
+		list = pb_begin(&w->buf);
+		for (uint32_t i = 0; i < s->depth; i++)
+			pb_varint(&w->buf, w->pcs->stacks[s->stack0 + i] + 1);
+		pb_end(&w->buf, PB_SAMPLE_LOCATION_ID, list);
+	}
+	list = pb_begin(&w->buf);
+	pb_varint(&w->buf, s->count);
+	pb_varint(&w->buf, s->weight);
+	pb_end(&w->buf, PB_SAMPLE_VALUE, list);
+	write_label(w, "tid", NULL, s->tid);
+	if (name && *name)
+		write_label(w, "thread", name, 0);
+	pb_end(&w->buf, PB_PROFILE_SAMPLE, start);
+	pprof_field_done(w);
+}
+
+static void
+write_pc_mapping(struct pprof *w, const struct pcprof_mapping *m, uint32_t id)
+{
+	size_t start = pb_begin(&w->buf);
+
+	pb_uint(&w->buf, PB_MAPPING_ID, id);
+	pb_uint(&w->buf, PB_MAPPING_MEMORY_START, m->start);
+	pb_uint(&w->buf, PB_MAPPING_MEMORY_LIMIT, m->limit);
+	pb_uint(&w->buf, PB_MAPPING_FILE_OFFSET, m->offset);
+	pb_uint(&w->buf, PB_MAPPING_FILENAME, str_id(w, m->path));
+	if (m->build_id)
+		write_hex_id(w, PB_MAPPING_BUILD_ID, m->build_id,
+			     m->build_id_len);
+	pb_uint(&w->buf, PB_MAPPING_HAS_FUNCTIONS, 1);
+	pb_uint(&w->buf, PB_MAPPING_HAS_FILENAMES, m->has_lines);
+	pb_uint(&w->buf, PB_MAPPING_HAS_LINE_NUMBERS, m->has_lines);
+	pb_uint(&w->buf, PB_MAPPING_HAS_INLINE_FRAMES, m->has_inline);
+	pb_end(&w->buf, PB_PROFILE_MAPPING, start);
+	pprof_field_done(w);
+}
+
+static void
+write_pc_location(struct pprof *w, uint32_t k)
+{
+	const struct pcprof *pc = w->pcs;
+	const struct pcprof_loc *l = &pc->locs[k];
+	size_t start = pb_begin(&w->buf);
+
+	pb_uint(&w->buf, PB_LOCATION_ID, (uint64_t)k + 1);
+	if (l->mapping != PCPROF_NONE)
+		pb_uint(&w->buf, PB_LOCATION_MAPPING_ID,
+			w->pc_mapping_id[l->mapping]);
+	pb_uint(&w->buf, PB_LOCATION_ADDRESS, l->addr);
+	for (uint32_t i = 0; i < l->nlines; i++) {
+		const struct pcprof_line *ln = &pc->lines[l->line0 + i];
+		size_t line = pb_begin(&w->buf);
+		pb_uint(&w->buf, PB_LINE_FUNCTION_ID, (uint64_t)ln->func + 1);
+		pb_uint(&w->buf, PB_LINE_LINE, ln->line);
+		pb_end(&w->buf, PB_LOCATION_LINE, line);
+	}
+	pb_end(&w->buf, PB_PROFILE_LOCATION, start);
+	pprof_field_done(w);
+}
+
+static void
+write_pc_function(struct pprof *w, uint32_t f)
+{
+	const struct pcprof_func *fn = &w->pcs->funcs[f];
+	size_t start = pb_begin(&w->buf);
+	uint64_t name = str_id(w, fn->name);
+
+	pb_uint(&w->buf, PB_FUNCTION_ID, (uint64_t)f + 1);
+	pb_uint(&w->buf, PB_FUNCTION_NAME, name);
+	pb_uint(&w->buf, PB_FUNCTION_SYSTEM_NAME, name);
+	if (fn->file)
+		pb_uint(&w->buf, PB_FUNCTION_FILENAME, str_id(w, fn->file));
+	pb_uint(&w->buf, PB_FUNCTION_START_LINE, fn->start_line);
+	pb_end(&w->buf, PB_PROFILE_FUNCTION, start);
+	pprof_field_done(w);
+}
+
+/* Samples, mappings, locations and functions from w->pcs; ids are the
+ * pcprof indexes plus one (the mappings': pc_number_mappings). */
+static void
+write_by_pc(struct pprof *w)
+{
+	const struct pcprof *pc = w->pcs;
+	const struct profile *p = w->p;
+	uint32_t *by_id;
+	struct hmap threads;
+
+	hmap_init(&threads);
+	for (size_t t = 0; t < p->nthreads; t++)
+		hmap_put(&threads, p->threads[t].tid, t);
+	for (size_t i = 0; i < pc->nsamples; i++)
+		write_pc_sample(w, &pc->samples[i],
+				thread_name(p, &threads, pc->samples[i].tid));
+	hmap_free(&threads);
+	pc_number_mappings(w);
+	by_id = xcalloc(pc->nmappings + 1, sizeof(*by_id));
+	for (uint32_t m = 0; m < pc->nmappings; m++)
+		by_id[w->pc_mapping_id[m] - 1] = m;
+	for (uint32_t i = 0; i < pc->nmappings; i++)
+		write_pc_mapping(w, &pc->mappings[by_id[i]], i + 1);
+	free(by_id);
+	for (uint32_t k = 0; k < pc->nlocs; k++)
+		write_pc_location(w, k);
+	for (uint32_t f = 0; f < pc->nfuncs; f++)
+		write_pc_function(w, f);
+}
+
 static void
 write_comment(struct pprof *w, const char *text)
 {
@@ -546,8 +710,9 @@ write_comments(struct pprof *w)
 		write_comment(w, s);
 		free(s);
 	}
-	write_comment(w, "one location per function, at the function's "
-			 "ELF address");
+	write_comment(w, w->pcs ? "one location per program counter" :
+				  "one location per function, at the "
+				  "function's ELF address");
 }
 
 /* Sample types, period and comments. */
@@ -600,6 +765,7 @@ pprof_free(struct pprof *w)
 	hmap_free(&w->str_index);
 	free(w->func_id);
 	free(w->mapping_id);
+	free(w->pc_mapping_id);
 	free(w->buf.data);
 }
 
@@ -618,11 +784,17 @@ export_pprof_write(FILE *out, const struct profile *p,
 	}
 	hmap_init(&w.str_index);
 	str_id(&w, ""); /* string_table[0] must be "" */
-	number_parts(&w);
-	write_header(&w);
-	write_samples(&w);
-	write_mappings(&w);
-	write_functions(&w);
+	w.pcs = opts->pcs;
+	if (w.pcs) {
+		write_header(&w);
+		write_by_pc(&w);
+	} else {
+		number_parts(&w);
+		write_header(&w);
+		write_samples(&w);
+		write_mappings(&w);
+		write_functions(&w);
+	}
 	write_string_table(&w);
 	pprof_flush(&w, Z_FINISH);
 	deflateEnd(&w.z);

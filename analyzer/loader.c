@@ -143,6 +143,7 @@ take_module_load(struct load *l, const struct spool_module_load *m)
 		struct spool_segment s = spool_module_segment(m, i);
 		segs[i].vaddr = s.vaddr;
 		segs[i].memsz = s.memsz;
+		segs[i].offset = s.offset;
 	}
 	modmap_load(&l->map, m->path.ptr, m->path.len, m->build_id,
 		    m->build_id_len, m->base, segs, m->nsegments, m->time_ns);

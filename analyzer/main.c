@@ -32,6 +32,7 @@
 #include "loader.h"
 #include "merge.h"
 #include "outfile.h"
+#include "pcprof.h"
 #include "profile.h"
 #include "report.h"
 #include "report_calls.h"
@@ -102,6 +103,7 @@ struct options {
 	size_t nlist;
 	bool intel;                  /* --intel */
 	bool has_to;          /* --to given (else the window ends with the run) */
+	bool addresses;              /* --addresses */
 	bool follow;          /* --follow */
 	double interval;      /* --interval, seconds */
 	const char *format_arg; /* --format, parsed once --diff is known */
@@ -151,6 +153,7 @@ enum {
 	OPT_DISASSEMBLE,
 	OPT_LIST,
 	OPT_INTEL,
+	OPT_ADDRESSES,
 	OPT_FOLLOW,
 	OPT_INTERVAL,
 	OPT_DIFF,
@@ -188,6 +191,8 @@ static const char usage_text[] =
 	"                         dot, pprof, json, html, speedscope, "
 	"firefox\n"
 	"                         (see profanalyze(1))\n"
+	"      --addresses        --format=callgrind: each cost at its "
+	"instruction too\n"
 	"      --disassemble=FUNCTION\n"
 	"                         the annotated disassembly of FUNCTION (a "
 	"name,\n"
@@ -405,6 +410,7 @@ static const struct option long_opts[] = {
 	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
 	{ "fail-above-abs", required_argument, NULL, OPT_FAIL_ABOVE_ABS },
 	{ "fail-rules", required_argument, NULL, OPT_FAIL_RULES },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "time", no_argument, NULL, OPT_TIME },
 	{ "space", no_argument, NULL, OPT_SPACE },
 	{ "alloc", no_argument, NULL, OPT_ALLOC },
@@ -639,6 +645,9 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_LIST:
 		take_annotate(o, c == OPT_DISASSEMBLE, optarg);
 		break;
+	case OPT_ADDRESSES:
+		o->addresses = true;
+		break;
 	case OPT_INTEL:
 		o->intel = true;
 		break;
@@ -794,6 +803,9 @@ check_applies(const struct options *o)
 			    "--outline only");
 	if (o->intel && !o->ndisassemble)
 		usage_error("--intel applies to --disassemble only");
+	if (o->addresses && !(o->report == REPORT_EXPORT &&
+			      o->format == EXPORT_CALLGRIND))
+		usage_error("--addresses applies to --format=callgrind only");
 	if (o->report == REPORT_ANNOTATE && o->load.resolve.lines)
 		usage_error("--lines does not apply to --disassemble and "
 			    "--list, which show source lines of their own");
@@ -882,6 +894,10 @@ write_graph(FILE *out, const struct options *o, const struct profile *p)
 	}
 }
 
+static int
+write_export(FILE *out, const struct options *o, const struct profile *p,
+	     struct export_opts *eo);
+
 /* Writes the chosen report; returns 0, or -1 after an error line. */
 static int
 write_body(FILE *out, const struct options *o, const struct profile *p,
@@ -898,11 +914,12 @@ write_body(FILE *out, const struct options *o, const struct profile *p,
 		.node_count = o->node_count,
 		.timeline = tl,
 		.space_views = { views[0], views[1], views[2] },
+		.addresses = o->addresses,
 	};
 
 	switch (o->report) {
 	case REPORT_EXPORT:
-		return export_write(out, o->format, p, &eo);
+		return write_export(out, o, p, &eo);
 	case REPORT_JSON:
 		report_json_write(out, p);
 		break;
@@ -1080,6 +1097,38 @@ read_timeline(const struct options *o, const struct profile *p)
 	free(paths);
 	free(fams);
 	return tl;
+}
+
+/* --format: pprof and callgrind keep the PCs, read again from the
+ * spools (but for --follow's reports: by function there). */
+static int
+write_export(FILE *out, const struct options *o, const struct profile *p,
+	     struct export_opts *eo)
+{
+	if ((o->format != EXPORT_PPROF && o->format != EXPORT_CALLGRIND) ||
+	    o->follow)
+		return export_write(out, o->format, p, eo);
+	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
+	size_t n;
+	diag_set_quiet(true);
+	char **paths = spool_paths(o, fams, &n);
+	diag_set_quiet(false);
+	struct pcprof_opts po = { .paths = paths, .npaths = n,
+				  .load = &o->load, .hide = &o->hide };
+	struct pcprof *pcs = paths ? pcprof_read(&po) : NULL;
+	int ret = -1;
+	if (pcs) {
+		eo->pcs = pcs;
+		ret = export_write(out, o->format, p, eo);
+	} else {
+		diag_error("%s: cannot read the spools again", o->spool);
+	}
+	pcprof_free(pcs);
+	for (size_t i = 0; i < o->nspools; i++)
+		family_free(&fams[i]);
+	free(paths);
+	free(fams);
+	return ret;
 }
 
 /* "10 main, 11 worker": the threads of the spools read, for the error

@@ -41,6 +41,7 @@ struct modmap_file {
 struct modmap_segment {
 	uint64_t vaddr;
 	uint64_t memsz;
+	uint64_t offset; /* p_offset (for the pprof export's mappings) */
 };
 
 struct modmap_instance {

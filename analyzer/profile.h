@@ -250,6 +250,9 @@ struct profile_module {
 	char *path;        /* as the spool names it ("" when unknown) */
 	uint8_t *build_id; /* NULL when the spool recorded none */
 	size_t build_id_len;
+	/* The file was read and has no function symbols (nor debug file):
+	 * its functions are named by address (resolve.h). */
+	bool no_symbols;
 };
 
 struct profile {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debugpkg.h"
 #include "spool.h"
 #include "textesc.h"
 #include "xmalloc.h"
@@ -506,6 +507,9 @@ report_elided_mark(const struct profile_func *f)
 	return f->flags & PROFILE_FUNC_ELIDED ? "... " : "";
 }
 
+static void
+report_nosym_note(FILE *out, const struct profile *p);
+
 void
 report_unnamed_note(FILE *out, const struct profile *p)
 {
@@ -517,6 +521,54 @@ report_unnamed_note(FILE *out, const struct profile *p)
 		(unsigned long long)h->unnamed_samples,
 		(unsigned long long)h->samples,
 		report_pct(h->unnamed_samples, h->samples));
+	report_nosym_note(out, p);
+}
+
+#define NOSYM_LISTED 4
+
+/* The footer line about binaries without symbols: the samples that ran
+ * in them (their functions' self samples), the first few by name, and
+ * the packages whose debug files would name them (debugpkg.h). */
+static void
+report_nosym_note(FILE *out, const struct profile *p)
+{
+	uint64_t *self = xcalloc(p->nmodules + 1, sizeof(*self));
+	uint64_t n = 0;
+	size_t nmods = 0, listed = 0, more = 0;
+
+	for (size_t f = 0; f < p->nfuncs; f++) {
+		uint32_t m = p->funcs[f].module;
+		if (m != PROFILE_NONE && p->modules[m].no_symbols)
+			self[m] += p->funcs[f].self_samples;
+	}
+	for (size_t m = 0; m < p->nmodules; m++) {
+		n += self[m];
+		nmods += self[m] != 0;
+	}
+	if (n) {
+		fprintf(out, "%llu sample%s (%.1f%%) ran in %zu binar%s "
+			"without symbols:", (unsigned long long)n, n == 1 ? "" : "s",
+			report_pct(n, p->hdr.samples), nmods,
+			nmods == 1 ? "y" : "ies");
+		for (size_t m = 0; m < p->nmodules; m++) {
+			if (!self[m])
+				continue;
+			if (listed == NOSYM_LISTED) {
+				more++;
+				continue;
+			}
+			char *pkg = debugpkg_for(p->modules[m].path);
+			fprintf(out, "%s ", listed++ ? "," : "");
+			textesc_put(out, p->modules[m].path);
+			if (pkg)
+				fprintf(out, " (%s would name them)", pkg);
+			free(pkg);
+		}
+		if (more)
+			fprintf(out, " and %zu more", more);
+		fputs(".\n", out);
+	}
+	free(self);
 }
 
 static int

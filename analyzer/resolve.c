@@ -9,6 +9,12 @@
  * their functions, as they should. With lines, named code is identified
  * by (symbol address, source file, line) instead, in a second map keyed
  * by a hash of the three and checked against them.
+ *
+ * An unnamed PC of a file whose symbols were read is keyed (and named)
+ * by the start of the function that holds it, as the file's unwind
+ * tables give it (ehframe.h), so a stripped binary's static functions
+ * are one row each, "module+0xSTART"; only a PC no FDE covers keeps its
+ * own offset.
  */
 #include "resolve.h"
 
@@ -19,6 +25,7 @@
 
 #include "demangle.h"
 #include "diag.h"
+#include "ehframe.h"
 #include "elfsym.h"
 #include "hmap.h"
 #include "srcline.h"
@@ -41,6 +48,9 @@ struct rfile {
 	bool gone;           /* the file no longer exists */
 	struct elfsym *syms; /* NULL when unusable */
 	struct srcline *lines;
+	struct ehframe *fdes; /* its unwind tables' functions, or NULL */
+	bool fdes_read;
+	bool no_symbols;     /* the profiled file, without function symbols */
 	uint32_t pmodule;    /* profile module index */
 	struct hmap_ids funcs; /* by symbol address, or offset|UNNAMED_KEY */
 	struct hmap line_index; /* hash -> index into linefuncs */
@@ -84,6 +94,7 @@ resolver_free(struct resolver *r)
 		struct rfile *f = &r->files[i];
 		elfsym_free(f->syms);
 		srcline_free(f->lines);
+		ehframe_free(f->fdes);
 		hmap_ids_free(&f->funcs);
 		hmap_free(&f->line_index);
 		free(f->linefuncs);
@@ -182,6 +193,8 @@ load_file(struct resolver *r, struct rfile *f, const struct modmap_file *mf,
 		f->syms = elfsym_load(f->path, o, &why);
 	if (!f->syms) {
 		f->gone = why.fail == ELFFILE_GONE;
+		f->no_symbols = why.fail == ELFFILE_NO_SYMBOLS && !mf->image;
+		r->prof->modules[f->pmodule].no_symbols = f->no_symbols;
 		warn_file(f, why.text, NULL);
 		return;
 	}
@@ -359,6 +372,26 @@ line_func(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
 	return fn;
 }
 
+/* Whether f's unwind tables (read on first use) have a function holding
+ * elf_addr; sets *start to its start. Only for a file whose symbols were
+ * read, or that has none (either way, the file profiled: its build-id
+ * was checked first). */
+static bool
+unnamed_start(struct rfile *f, uint64_t elf_addr, uint64_t *start)
+{
+	if (!f->fdes_read && (f->syms || f->no_symbols) &&
+	    f->path[0] == '/') {
+		struct elffile ef;
+		struct elffile_why why;
+		f->fdes_read = true;
+		if (elffile_open(&ef, f->path, &why) == 0) {
+			f->fdes = ehframe_load(&ef);
+			elffile_close(&ef);
+		}
+	}
+	return f->fdes && ehframe_lookup(f->fdes, elf_addr, start);
+}
+
 /* Resolves a PC known to be in instance ii (no caching here). */
 static uint32_t
 resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
@@ -376,7 +409,9 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 		if (s)
 			return file_func(r, f, s->addr, s->name, s->addr);
 	}
-	uint64_t off = pc - in->base;
+	uint64_t off = pc - in->base, start;
+	if (unnamed_start(f, addr - in->base, &start))
+		off = start;
 	uint32_t *id = hmap_ids_ref(&f->funcs, r->prof->funcs, file_func_key,
 				    off | UNNAMED_KEY);
 	if (*id == HMAP_NO_ID) {

@@ -13,9 +13,11 @@
  * one profile function per (symbol, file, line), as gprof -l does.
  *
  * What cannot be named is still a function of the profile, flagged
- * PROFILE_FUNC_UNNAMED: "libx.so+0x1234" (one per distinct offset, the
- * ELF address pc - base) for a module without usable symbols or an
- * address no symbol covers; "<unloaded libx.so+0x1234>" when the module's
+ * PROFILE_FUNC_UNNAMED: "libx.so+0x1234" for a module without usable
+ * symbols or an address no symbol covers, 0x1234 being the start of the
+ * function that holds the PC by the file's unwind tables (ehframe.h)
+ * when the file is the one profiled and has them, else the PC's own
+ * offset (the ELF address pc - base); "<unloaded libx.so+0x1234>" when the module's
  * file is gone (a library deleted or replaced since the run); "[vdso]+0x..."
  * for modules without a file ("[...]" paths, "[anon]" for an empty one,
  * unless its build-id shows it is the executable the process record

@@ -49,7 +49,7 @@ read_modules(struct spool_cursor *c, struct modmap *m)
 		    spool_get_module_load(&r, &ml) == 0) {
 			for (uint32_t i = 0; i < ml.nsegments; i++) {
 				struct spool_segment s = spool_module_segment(&ml, i);
-				segs[i] = (struct modmap_segment){ s.vaddr, s.memsz };
+				segs[i] = (struct modmap_segment){ s.vaddr, s.memsz, s.offset };
 			}
 			modmap_load(m, ml.path.ptr, ml.path.len, ml.build_id,
 				    ml.build_id_len, ml.base, segs, ml.nsegments,

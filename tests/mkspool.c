@@ -586,13 +586,9 @@ do_thread(struct spool_buf *b, const struct word *w, size_t n)
 	spool_put_thread(b, &t);
 }
 
-/* Writes the sed command that turns the unnamed form of a named frame
- * back into its name (see the top of the file). */
 static void
-note_frame(const struct module *m, const struct sym *s, uint64_t off)
+note_offset(const struct module *m, const struct sym *s, uint64_t off)
 {
-	if (!g.sed)
-		return;
 	fputs("s/", g.sed);
 	for (const char *c = m->base_name; *c; c++) {
 		if (strchr(".[]*^$\\/", *c))
@@ -606,6 +602,20 @@ note_frame(const struct module *m, const struct sym *s, uint64_t off)
 		fputc(*c, g.sed);
 	}
 	fprintf(g.sed, "+%s+%llu/g\n", s->name, (unsigned long long)off);
+}
+
+/* Writes the sed commands that turn the unnamed forms of a named frame
+ * back into its name (see the top of the file): its own offset, and the
+ * function's start, by which the analyzer names the unnamed PCs of a
+ * function its unwind tables know. */
+static void
+note_frame(const struct module *m, const struct sym *s, uint64_t off)
+{
+	if (!g.sed)
+		return;
+	note_offset(m, s, off);
+	if (off)
+		note_offset(m, s, 0);
 }
 
 /* The address a FRAME word stands for. */

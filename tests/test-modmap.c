@@ -15,8 +15,8 @@
 #include <string.h>
 
 static const struct modmap_segment two_segs[] = {
-	{ 0x0, 0x1000 },    /* [base, base+0x1000) */
-	{ 0x3000, 0x2000 }, /* [base+0x3000, base+0x5000) */
+	{ 0x0, 0x1000, 0 },    /* [base, base+0x1000) */
+	{ 0x3000, 0x2000, 0x3000 }, /* [base+0x3000, base+0x5000) */
 };
 
 static size_t
@@ -115,8 +115,8 @@ START_TEST(modmap_ignores_empty_and_wrapping_segments)
 {
 	struct modmap m;
 	static const struct modmap_segment odd[] = {
-		{ 0x0, 0x0 },
-		{ 0x1000, UINT64_MAX },
+		{ 0x0, 0x0, 0 },
+		{ 0x1000, UINT64_MAX, 0x1000 },
 	};
 	modmap_init(&m);
 	modmap_load(&m, "/lib/odd.so", 4, NULL, 0, 0x10000, odd, 2, 0);

@@ -5,8 +5,9 @@ For real runs of the targets, callgrind_annotate must read the export
 without a warning, and what it computes must be what the --json report of
 the same spool with the same options says:
   - PROGRAM TOTALS: the report's sampled seconds (bytes) and samples;
-  - per function (file:function [object], the file and object being the
-    function's module): its self weight and self samples;
+  - per function (function [object] of callgrind_annotate's
+    file:function [object], the file being the function's source file
+    and the object its module): its self weight and self samples;
   - with --inclusive=yes: its total weight and total samples, which are
     never more than the program totals, for the recursive target too
     (recursive calls carry no cost: a sample counts once per function);
@@ -87,9 +88,12 @@ def table(text):
         if not m:
             raise prof.Fail(f'unexpected line in the function table: '
                             f'{line!r}')
-        if m.group(3) in funcs:
-            raise prof.Fail(f'{m.group(3)} listed twice')
-        funcs[m.group(3)] = (number(m.group(1)), number(m.group(2)))
+        # A function's costs in code inlined from another file are
+        # listed as that file's (as for Callgrind's own output): the
+        # rows of one function [object] add up.
+        key = short(m.group(3))
+        w, n = funcs.get(key, (0, 0))
+        funcs[key] = (w + number(m.group(1)), n + number(m.group(2)))
     return totals, funcs
 
 
@@ -107,18 +111,17 @@ def report_totals(report):
 
 
 def key_of(f):
-    """callgrind_annotate's name of a --json function: file (its source
-    file with --lines, else "???", as Callgrind writes for code without
-    line information) : label [object]."""
+    """callgrind_annotate's name of a --json function without its file
+    (the function's source file, or "???", as Callgrind writes for code
+    without line information): function [object]."""
     mod = f.get('module') or '???'
-    return f'{f.get("file") or "???"}:{f["name"]} [{mod}]'
+    return f'{f["name"]} [{mod}]'
 
 
 def expected(report, what):
     """{key: (weight, samples)} of the report's functions, what being
-    'self' or 'total'. Functions whose name is not unique are labelled
-    differently by the export ("name (module)"): they are left out here
-    and checked by check_same_names."""
+    'self' or 'total'. Functions whose name is not unique are left out
+    here and checked by check_same_names."""
     names = [f['name'] for f in prof.field(report, 'functions')]
     return {key_of(f): (weight(report, f[what]), f[what + '_samples'])
             for f in report['functions']
@@ -131,19 +134,45 @@ def check_same_names(report, got, label):
     for name in sorted({n for n in names if names.count(n) > 1}):
         want = [f for f in report['functions'] if f['name'] == name]
         rows = [v for k, v in got.items()
-                if re.search(':' + re.escape(name) + r' \(.*\) \[', k)]
+                if re.match(re.escape(name) + r' \[', k)]
         if len(rows) != len(want):
             raise prof.Fail(f'{label}: {len(want)} functions named {name} '
                             f'in the report, {len(rows)} in the export')
 
 
+def place_objectless(label, got, want):
+    """callgrind_annotate names the object of a function only from fn=
+    lines: a function's costs in another file (fi=) are listed without
+    it ("function" alone). Adds each such row to the one function of
+    that name the report has."""
+    out = {k: v for k, v in got.items() if ' [' in k}
+    for k, v in got.items():
+        if ' [' in k:
+            continue
+        cands = {w for w in set(want) | set(out) if w.startswith(k + ' [')}
+        if len(cands) != 1:
+            raise prof.Fail(f'{label}: {k} without its object, and '
+                            f'{len(cands)} functions of that name')
+        w = cands.pop()
+        x = out.get(w, (0, 0))
+        out[w] = (x[0] + v[0], x[1] + v[1])
+    return out
+
+
 def compare(label, report, got_totals, got, what):
     want_totals = report_totals(report)
+    if what == 'self':
+        got = place_objectless(label, got, expected(report, what))
+    else:
+        # Inclusive costs are those of the calls into a function, made to
+        # its name in its own file (cfi=, fn=): the rows of its costs in
+        # other files (objectless) count their own cost only.
+        got = {k: v for k, v in got.items() if ' [' in k}
     if got_totals != want_totals:
         raise prof.Fail(f'{label}: PROGRAM TOTALS {got_totals}, the report '
                         f'says {want_totals}')
     want = expected(report, what)
-    spont = [k for k in got if f':{SPONTANEOUS} [' in k]
+    spont = [k for k in got if k.startswith(f'{SPONTANEOUS} [')]
     if len(spont) != 1:
         raise prof.Fail(f'{label}: {len(spont)} {SPONTANEOUS} entries')
     missing = sorted(set(want) - set(got))
@@ -189,7 +218,8 @@ def callers(text):
 
 
 def short(key):
-    """The function part of "file:function"."""
+    """The function part of "file:function" (the file, an absolute path
+    or "???", has no colon)."""
     return key.split(':', 1)[1] if ':' in key else key
 
 
@@ -210,13 +240,19 @@ def check_export(label, spool, args=()):
         raise prof.Fail(f'{label}: {SPONTANEOUS} has {got[spont]}, the '
                         f'program {totals}')
     tree = callers(annotate(path, '--tree=caller'))
-    byname = {short(k): v for k, v in tree.items()}
+    # A function's rows in several files (its own, and those of code
+    # inlined into it, fi=) are one function here, their figures summed.
+    byname = {}
+    for k, cs in tree.items():
+        merged = byname.setdefault(short(k), {})
+        for c, v in cs.items():
+            x = merged.get(short(c), (0, 0, 0))
+            merged[short(c)] = tuple(a + b for a, b in zip(x, v))
     for fn, cs in byname.items():
-        if fn in {short(c) for c in cs}:
+        if fn in cs:
             raise prof.Fail(f'{label}: {fn} calls itself in the export '
                             '(recursive calls carry no cost)')
-    return report, {fn: {short(c): v for c, v in cs.items()}
-                    for fn, cs in byname.items()}
+    return report, byname
 
 
 def called_by_main_only(label, report, tree, names):

@@ -84,7 +84,16 @@ class Decoded:
         self.locs = {loc['id']: loc for loc in d['locations']}
 
     def func_of(self, loc_id):
-        return self.funcs[self.locs[loc_id]['lines'][0]['function_id']]
+        """The function the location's PC is in: its last line's (the
+        lines before it are inlined calls, innermost first)."""
+        return self.funcs[self.locs[loc_id]['lines'][-1]['function_id']]
+
+    def source_of(self, loc_id):
+        """(file, line) of the location's PC itself (its first line),
+        or None without a file."""
+        first = self.locs[loc_id]['lines'][0]
+        f = self.funcs[first['function_id']]
+        return (f['filename'], first['line']) if f['filename'] else None
 
     def key(self, loc_id):
         """(function name, module path or None) of a location."""
@@ -164,23 +173,17 @@ def check_totals(label, d, r, min_samples):
 def decoded_funcs(dec):
     """Per (name, module): [self_samples, total_samples, self, total],
     from the samples' stacks, a function counted once per sample in its
-    total (as profile.h defines it)."""
-    per_id = collections.defaultdict(lambda: [0, 0, 0, 0])
+    total (as profile.h defines it). A function has a location per PC."""
+    out = collections.defaultdict(lambda: [0, 0, 0, 0])
     for s in dec.d['samples']:
         n, w = s['values']
-        ids = [dec.func_of(x)['id'] for x in s['location_ids']]
-        if ids:
-            per_id[ids[0]][0] += n
-            per_id[ids[0]][2] += w
-        for f in set(ids):
-            per_id[f][1] += n
-            per_id[f][3] += w
-    out = collections.defaultdict(lambda: [0, 0, 0, 0])
-    for loc in dec.d['locations']:
-        f = dec.func_of(loc['id'])['id']
-        k = dec.key(loc['id'])
-        for i in range(4):
-            out[k][i] += per_id[f][i]
+        keys = [dec.key(x) for x in s['location_ids']]
+        if keys:
+            out[keys[0]][0] += n
+            out[keys[0]][2] += w
+        for k in set(keys):
+            out[k][1] += n
+            out[k][3] += w
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -197,22 +200,27 @@ def report_funcs(r):
     return {k: tuple(v) for k, v in out.items()}
 
 
-def check_sources(label, dec, r):
-    """Names are also system names; source files and lines (--lines) are
-    the report's."""
+def check_sources(label, dec, r, lines):
+    """Names are also system names; with --lines, the source positions
+    of each function's PCs are the report's (which splits functions by
+    the line of each PC). The export has lines whether or not --lines was
+    given (the report's files are as DWARF names them, the export's
+    absolute: compared by their ends)."""
     got, want = collections.defaultdict(set), collections.defaultdict(set)
     for loc in dec.d['locations']:
         f = dec.func_of(loc['id'])
         if f['system_name'] != f['name']:
             raise prof.Fail(f'{label}: system_name {f["system_name"]} of '
                             f'{f["name"]}')
+        src = dec.source_of(loc['id'])
         got[dec.key(loc['id'])].add(
-            (f['filename'], loc['lines'][0]['line']) if f['filename']
-            else None)
+            (os.path.basename(src[0]), src[1]) if src else None)
+    if not lines:
+        return
     for f in r['functions']:
         if f['total_samples']:
-            want[jkey(f)].add((f['file'], f['line']) if f.get('file')
-                              else None)
+            want[jkey(f)].add((os.path.basename(f['file']), f['line'])
+                              if f.get('file') else None)
     diff(f'{label}: source positions', got, want)
 
 
@@ -281,7 +289,7 @@ def check_threads(label, dec, r):
     return leaves
 
 
-def check(label, d, r, fixture=False):
+def check(label, d, r, fixture=False, lines=False):
     """Everything the decoded profile d must share with the report r (a
     fixture: a few samples, no build-ids)."""
     dec = Decoded(d)
@@ -289,7 +297,7 @@ def check(label, d, r, fixture=False):
     check_totals(label, d, r, 1 if fixture else prof.MIN_SAMPLES)
     diff(f'{label}: functions (self, total samples; self, total weight)',
          decoded_funcs(dec), report_funcs(r))
-    check_sources(label, dec, r)
+    check_sources(label, dec, r, lines)
     check_tree(label, dec, r)
     check_mappings(label, dec, r, fixture)
     return dec, check_threads(label, dec, r)
@@ -316,7 +324,7 @@ def test_work_split(target):
     if not self_samples(dec, 'main'):
         raise prof.Fail('--hide=leaf_30: main has no self samples')
     d, r = export(p.spool, ['--lines'])
-    check(f'{label} --lines', d, r)
+    check(f'{label} --lines', d, r, lines=True)
     if not any(f['filename'] for f in d['functions']):
         raise prof.Fail('--lines: no function has a source file')
 
