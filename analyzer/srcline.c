@@ -149,11 +149,11 @@ lookup_in_unit(struct srcline *s, Dwarf_Off die, uint64_t addr,
 	return true;
 }
 
-bool
-srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
-	       unsigned *line)
+/* Index of the first unit range starting above addr: the ones that may
+ * hold it come just before. */
+static size_t
+first_above(const struct srcline *s, uint64_t addr)
 {
-	/* Index of the first range starting above addr. */
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -162,6 +162,14 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+bool
+srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
+	       unsigned *line)
+{
+	size_t lo = first_above(s, addr);
 	/* Units rarely overlap; a few steps down cover those that do. */
 	for (size_t k = 0; k < 4 && lo > k; k++) {
 		const struct cu_range *r = &s->ranges[lo - 1 - k];
@@ -175,14 +183,7 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 static bool
 find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->ranges[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_above(s, addr);
 	for (size_t k = 0; k < 4 && lo > k; k++) {
 		const struct cu_range *r = &s->ranges[lo - 1 - k];
 		if (addr < r->end && dwarf_offdie(s->dw, r->die, cu))
