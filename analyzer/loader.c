@@ -422,6 +422,8 @@ take_footer(struct load *l, const struct spool_footer *f)
 	h->rss_file = f->rss_file;
 	h->clone_processes = f->clone_processes;
 	h->clone_threads = f->clone_threads;
+	h->size_limit = f->size_limit;
+	h->size_limit_ns = f->size_limit_ns;
 	h->end_reason = f->end_reason;
 	h->end_mono_ns = f->end_mono_ns;
 	h->end_signal = f->end_signal;

@@ -189,6 +189,11 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 	h->footer_threads = sat_add(h->footer_threads, s->footer_threads);
 	h->clone_processes = sat_add(h->clone_processes, s->clone_processes);
 	h->clone_threads = sat_add(h->clone_threads, s->clone_threads);
+	if (s->size_limit > h->size_limit)
+		h->size_limit = s->size_limit;
+	if (s->size_limit_ns &&
+	    (!h->size_limit_ns || s->size_limit_ns < h->size_limit_ns))
+		h->size_limit_ns = s->size_limit_ns;
 	h->calls_missed = sat_add(h->calls_missed, s->calls_missed);
 	for (int c = 0; c < SPOOL_DROP_MAX_; c++)
 		h->drops[c] = sat_add(h->drops[c], s->drops[c]);

@@ -215,6 +215,10 @@ struct profile_header {
 	uint64_t rss_peak, rss_anon, rss_file;
 	/* Children the program started with clone() itself (footer). */
 	uint64_t clone_processes, clone_threads;
+	/* The spool's size limit (0: none) and when it stopped sampling
+	 * (CLOCK_MONOTONIC; 0: it did not), from the footer. Merged: the
+	 * largest limit and the earliest stop. */
+	uint64_t size_limit, size_limit_ns;
 	uint64_t footer_threads; /* the footer's count, 0 when corrupt */
 	uint64_t drops[SPOOL_DROP_MAX_]; /* by enum spool_drop (complete) */
 	uint32_t drops_corrupt; /* bit c: the footer's drops[c] made no

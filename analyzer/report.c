@@ -340,6 +340,20 @@ clone_line(FILE *out, const struct profile_header *h)
 			h->clone_threads == 1 ? "" : "s");
 }
 
+/* Sampling that the spool's size limit (profrun --max-size) ended. */
+static void
+size_limit_line(FILE *out, const struct profile_header *h)
+{
+	if (!h->size_limit_ns)
+		return;
+	fprintf(out, "Sampling stopped early: the spool reached its size "
+		"limit (--max-size=%llu bytes)", (unsigned long long)h->size_limit);
+	if (h->start_mono_ns && h->size_limit_ns >= h->start_mono_ns)
+		fprintf(out, " %.3f s after the start",
+			(double)(h->size_limit_ns - h->start_mono_ns) / 1e9);
+	fputs("; later samples were not taken.\n", out);
+}
+
 /* Memory the program mapped itself (mmap, as Python's pymalloc arenas
  * and some JITs and allocators do) is not seen by the malloc wrappers.
  * Said when the process's anonymous memory (its peak resident set less
@@ -429,6 +443,7 @@ space_header(FILE *out, const struct profile *p)
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);
+	size_limit_line(out, &p->hdr);
 	unseen_line(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);
@@ -495,6 +510,7 @@ report_header(FILE *out, const struct profile *p)
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);
+	size_limit_line(out, &p->hdr);
 	unsampled_lines(out, p);
 	cut_stacks_lines(out, &p->hdr);
 	fputc('\n', out);

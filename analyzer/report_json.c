@@ -195,6 +195,16 @@ common:
 	else
 		json_null(j);
 	write_dropped(j, h);
+	/* The size limit (profrun --max-size) and when it stopped
+	 * sampling, in seconds from the start: null when none, not reached. */
+	key_uint_or_null(j, "max_size_bytes", h->size_limit, h->size_limit);
+	json_key(j, "max_size_reached_seconds");
+	if (h->size_limit_ns && h->start_mono_ns &&
+	    h->size_limit_ns >= h->start_mono_ns)
+		json_double(j, (double)(h->size_limit_ns - h->start_mono_ns) / 1e9,
+			    SECONDS_DECIMALS);
+	else
+		json_null(j);
 	json_key(j, "truncated_stacks");
 	json_uint(j, h->truncated_stacks);
 	json_key(j, "unwind_errors");

@@ -261,7 +261,7 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	uint32_t ndrops = SPOOL_DROP_MAX_ - 1;
 	if (rec_begin(b, &w, SPOOL_REC_FOOTER,
 		      8 * 4 + 4 + 4 + (size_t)ndrops * 12 + 4 + 4 + 3 * 8 +
-			      4 + 4))
+			      4 + 4 + 8 + 8))
 		return -ENOSPC;
 	w_u64(&w, f->end_mono_ns);
 	w_u64(&w, f->utime_ns);
@@ -280,6 +280,8 @@ spool_put_footer(struct spool_buf *b, const struct spool_footer *f)
 	w_u64(&w, f->rss_file);
 	w_u32(&w, f->clone_processes);
 	w_u32(&w, f->clone_threads);
+	w_u64(&w, f->size_limit);
+	w_u64(&w, f->size_limit_ns);
 	return rec_end(b, &w);
 }
 
@@ -676,6 +678,11 @@ spool_get_footer(const struct spool_rec *rec, struct spool_footer *out)
 		out->clone_processes = r_u32(&r);
 		out->clone_threads = r_u32(&r);
 	}
+	/* Appended in format 2.4. */
+	if (!r.bad && r.len - r.pos >= 16) {
+		out->size_limit = r_u64(&r);
+		out->size_limit_ns = r_u64(&r);
+	}
 	return r.bad ? -EBADMSG : 0;
 }
 
@@ -825,6 +832,7 @@ spool_drop_name(uint32_t cause)
 		[SPOOL_DROP_UNWIND] = "unwind-failed",
 		[SPOOL_DROP_WRITE] = "write-failed",
 		[SPOOL_DROP_BLOCKED] = "signal-blocked",
+		[SPOOL_DROP_MAX_SIZE] = "max-size",
 	};
 	if (cause < SPOOL_DROP_MAX_ && names[cause])
 		return names[cause];

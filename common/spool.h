@@ -32,8 +32,8 @@
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
-#define SPOOL_MINOR 3 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
-			 * 2: CALL_ARCS; 3: SAMPLES */
+#define SPOOL_MINOR 4 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
+			 * 2: CALL_ARCS; 3: SAMPLES; 4: the size limit */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -101,7 +101,9 @@ enum spool_drop {
 	SPOOL_DROP_WRITE = 5,       /* write(2) to the spool failed */
 	SPOOL_DROP_BLOCKED = 6,     /* the target blocked the sampling signal
 				     * (written before format 2.1 only) */
-	SPOOL_DROP_MAX_ = 7
+	SPOOL_DROP_MAX_SIZE = 7,    /* the spool had reached its size limit
+				     * (format 2.4) */
+	SPOOL_DROP_MAX_ = 8
 };
 
 struct spool_str {
@@ -324,6 +326,11 @@ struct spool_footer {
 	 * threads (CLONE_THREAD). */
 	uint32_t clone_processes;
 	uint32_t clone_threads;
+	/* Format 2.4: the spool's size limit in bytes (profrun --max-size;
+	 * 0: none), and when the limit stopped sampling (CLOCK_MONOTONIC;
+	 * 0: it did not). */
+	uint64_t size_limit;
+	uint64_t size_limit_ns;
 };
 
 /* ---- encoder (no allocation; safe in the writer thread) ---- */

@@ -501,7 +501,7 @@ push_own(struct thread_slot *t, const void *rec, size_t len)
 {
 	int rc = appender_append(&t->stream, rec, len);
 	if (rc == -ENOSPC)
-		prof_drop(SPOOL_DROP_WRITE);
+		prof_drop(appender_drop_cause(rc));
 	return rc;
 }
 

@@ -14,6 +14,7 @@
  */
 #include "appender.h"
 
+#include "gate.h"
 #include "log.h"
 #include "state.h"
 
@@ -58,6 +59,7 @@ static _Atomic uint64_t next_off;      /* the file's end, in whole chunks */
 static _Atomic uint64_t retry_after_ns;
 static _Atomic int warned_room;
 static _Atomic uint64_t samples;
+static _Atomic uint64_t size_limit_ns; /* when --max-size stopped sampling */
 /* 0 running, 1 a footer is being written, 2 written. */
 static _Atomic int finish_state;
 /* Chunks with room left by threads that ended: offset | bytes used (the
@@ -153,6 +155,28 @@ pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Room kept below the size limit for the footer, which goes at the
+ * next chunk's offset after every chunk taken. */
+#define FOOTER_ROOM 512u
+
+/* Whether a chunk at off would take the file past its size limit
+ * (PROF_MAX_SIZE); the first time, sampling stops and says so. The
+ * limit leaves room for the footer. async-signal-safe */
+static int
+past_limit(uint64_t off)
+{
+	uint64_t max = prof_state.cfg.max_size;
+	if (!max || off + APPENDER_CHUNK + FOOTER_ROOM <= max)
+		return 0;
+	uint64_t zero = 0, now = prof_now_ns();
+	if (atomic_compare_exchange_strong(&size_limit_ns, &zero, now ? now : 1)) {
+		gate_size(1);
+		log_msg("%s: the spool reached its size limit (%lu bytes); "
+			"sampling stopped", spool_name, (unsigned long)max);
+	}
+	return 1;
+}
+
 /* Gives the blocks of [off, off + APPENDER_CHUNK) to the file. Returns 0
  * or -errno. async-signal-safe */
 static int
@@ -171,12 +195,15 @@ reserve(int fd, uint64_t off)
  * over: a hole in a full tmpfs raises SIGBUS in whoever maps and reads
  * it, profrun and profanalyze included. Two threads may reserve the same
  * chunk; the one that moves the end takes it, the other tries the next.
- * Returns 0 or -errno. async-signal-safe */
+ * Returns 0, 1 past the size limit (past_limit), or -errno.
+ * async-signal-safe */
 static int
 reserve_next(int fd, uint64_t *off)
 {
 	for (;;) {
 		uint64_t at = atomic_load(&next_off);
+		if (past_limit(at))
+			return 1;
 		int rc = reserve(fd, at);
 		if (rc < 0)
 			return rc;
@@ -211,7 +238,8 @@ pool_take(void)
 }
 
 /* Maps a chunk for s: one a thread left with room, or a new one at the
- * file's end. Returns 0 or -ENOSPC. async-signal-safe */
+ * file's end. Returns 0, -EFBIG at the size limit, or -ENOSPC.
+ * async-signal-safe */
 static int
 new_chunk(struct appender_stream *s)
 {
@@ -229,6 +257,8 @@ new_chunk(struct appender_stream *s)
 	uint32_t pos = (uint32_t)(v & (APPENDER_CHUNK - 1));
 	if (!v) {
 		int rc = reserve_next(fd, &off);
+		if (rc > 0)
+			return -EFBIG; /* the size limit, not the file system's */
 		if (rc < 0) {
 			atomic_store(&retry_after_ns, now + RETRY_DELAY_NS);
 			warn_room(-rc);
@@ -258,10 +288,12 @@ appender_append(struct appender_stream *s, const void *rec, size_t len)
 		return -ESRCH;
 	if (len < SPOOL_REC_HEADER_LEN || len > APPENDER_CHUNK - 16)
 		return -ENOSPC;
-	if ((!s->base || APPENDER_CHUNK - s->pos < len) && new_chunk(s) < 0)
-		return -ENOSPC;
-	if (APPENDER_CHUNK - s->pos < len && new_chunk(s) < 0)
-		return -ENOSPC; /* a pooled chunk with too little room */
+	int rc;
+	if ((!s->base || APPENDER_CHUNK - s->pos < len) &&
+	    (rc = new_chunk(s)) < 0)
+		return rc;
+	if (APPENDER_CHUNK - s->pos < len && (rc = new_chunk(s)) < 0)
+		return rc; /* a pooled chunk with too little room */
 	uint8_t *dst = s->base + s->pos;
 	/* The type last: until it is stored, the record reads as unused
 	 * space, so a kill in the middle leaves nothing half-written. */
@@ -319,10 +351,12 @@ appender_append_entry(struct appender_stream *s, uint32_t tid,
 	if (spool_put_samples(&b, &h, NULL, 0) < 0)
 		return -ENOSPC;
 	size_t total = sizeof(head) + len;
-	if ((!s->base || APPENDER_CHUNK - s->pos < total) && new_chunk(s) < 0)
-		return -ENOSPC;
-	if (APPENDER_CHUNK - s->pos < total && new_chunk(s) < 0)
-		return -ENOSPC;
+	int rc;
+	if ((!s->base || APPENDER_CHUNK - s->pos < total) &&
+	    (rc = new_chunk(s)) < 0)
+		return rc;
+	if (APPENDER_CHUNK - s->pos < total && (rc = new_chunk(s)) < 0)
+		return rc;
 	uint8_t *dst = s->base + s->pos;
 	store_len(head + 4, (uint32_t)(SPOOL_SAMPLES_FIXED + len));
 	memcpy(dst + 4, head + 4, sizeof(head) - 4);
@@ -523,6 +557,8 @@ appender_open(void)
 	atomic_store(&retry_after_ns, 0);
 	atomic_store(&warned_room, 0);
 	atomic_store(&samples, 0);
+	atomic_store(&size_limit_ns, 0);
+	gate_size(0);
 	atomic_store(&finish_state, 0);
 	for (int i = 0; i < POOL_SIZE; i++)
 		atomic_store(&pool[i], 0);
@@ -594,6 +630,8 @@ write_footer(uint32_t end_reason, uint32_t end_signal)
 	read_rss(&f);
 	f.clone_processes = atomic_load(&prof_state.clone_processes);
 	f.clone_threads = atomic_load(&prof_state.clone_threads);
+	f.size_limit = prof_state.cfg.max_size;
+	f.size_limit_ns = atomic_load(&size_limit_ns);
 	struct spool_buf b;
 	spool_buf_init(&b, out, sizeof(out));
 	if (spool_put_footer(&b, &f) < 0)

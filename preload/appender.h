@@ -19,7 +19,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <sys/types.h>
+
+#include "spool.h"
 
 #define APPENDER_CHUNK (64u * 1024)
 
@@ -50,12 +53,22 @@ appender_path(void);
 
 /* Appends one whole record of len bytes (at most APPENDER_CHUNK - 16) to
  * s, taking a new chunk when the current one has no room. Returns 0, or
- * -ENOSPC when no chunk could be had (the caller counts the drop), -ESRCH
+ * -ENOSPC when no chunk could be had, -EFBIG when the spool has reached
+ * its size limit (PROF_MAX_SIZE; the caller counts either drop, see
+ * appender_drop_cause), -ESRCH
  * in a process that is not the profiled image (a child made by a raw
  * clone() shares the parent's mappings, and must not write into them).
  * async-signal-safe */
 int
 appender_append(struct appender_stream *s, const void *rec, size_t len);
+
+/* The drop cause (enum spool_drop) of an append that returned rc < 0.
+ * async-signal-safe */
+static inline uint32_t
+appender_drop_cause(int rc)
+{
+	return rc == -EFBIG ? SPOOL_DROP_MAX_SIZE : SPOOL_DROP_WRITE;
+}
 
 /* Appends one SAMPLES entry (spool_encode_entry's len bytes, encoded
  * after the stream's previous sample, of time prev_time and weight

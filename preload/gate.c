@@ -12,6 +12,7 @@
 static _Atomic int pause_depth;   /* profrun_stop() minus profrun_start() */
 static _Atomic int toggled_off;   /* by the toggle signal */
 static _Atomic int limit_reached; /* max samples taken */
+static _Atomic int size_reached;  /* the spool's size limit reached */
 static _Atomic uint64_t taken;
 
 /* The pause depth in the low bits, beside one bit each for the toggle
@@ -19,6 +20,7 @@ static _Atomic uint64_t taken;
  * counters above, so that concurrent changes do not lose one another. */
 #define SHUT_TOGGLED (1u << 24)
 #define SHUT_LIMIT (1u << 25)
+#define SHUT_SIZE (1u << 26)
 _Atomic unsigned gate_shut;
 
 /* Whether now lies before the delay or after the duration. */
@@ -48,6 +50,7 @@ gate_open(void)
 	return atomic_load_explicit(&pause_depth, memory_order_relaxed) == 0 &&
 	       !atomic_load_explicit(&toggled_off, memory_order_relaxed) &&
 	       !atomic_load_explicit(&limit_reached, memory_order_relaxed) &&
+	       !atomic_load_explicit(&size_reached, memory_order_relaxed) &&
 	       !timed_off();
 }
 
@@ -59,6 +62,17 @@ gate_count_sample(void)
 		atomic_store(&limit_reached, 1);
 		atomic_fetch_or(&gate_shut, SHUT_LIMIT);
 	}
+}
+
+void
+gate_size(int reached)
+{
+	if (atomic_exchange(&size_reached, reached) == reached)
+		return;
+	if (reached)
+		atomic_fetch_or(&gate_shut, SHUT_SIZE);
+	else
+		atomic_fetch_and(&gate_shut, ~SHUT_SIZE);
 }
 
 void

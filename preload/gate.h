@@ -2,7 +2,8 @@
  * gate: whether samples are taken now. Allegro's start-sampling /
  * stop-sampling, with-profiling and *maxsamples*, for a native program: a
  * nestable pause (the profrun_* API, control.c), a toggle (a signal), a
- * sample limit, and a delay and duration measured from the start.
+ * sample limit, the spool's size limit, and a delay and duration
+ * measured from the start.
  * Layer: core. Every function is async-signal-safe: the handler and the
  * allocation wrappers ask gate_open() at each sample, so pausing and
  * resuming cost nothing but an atomic. The delay and duration are checked
@@ -15,7 +16,7 @@
 
 #include <stdatomic.h>
 
-/* Nonzero while paused, toggled off or past the sample limit: gate_open()
+/* Nonzero while paused, toggled off or past a limit: gate_open()
  * without the delay and duration, in one word, for a hook that asks at
  * every call (calls.h). Written by this module only. */
 extern _Atomic unsigned gate_shut;
@@ -39,6 +40,11 @@ gate_open(void);
  * gate closes for good. */
 void
 gate_count_sample(void);
+
+/* The spool reached its size limit (reached 1): the gate closes; or a
+ * new spool has none of it (0, a forked child's). */
+void
+gate_size(int reached);
 
 /* One more pause (profrun_stop), one fewer (profrun_start: a start
  * without a pause to end is ignored, so that a later stop still pauses),

@@ -524,7 +524,7 @@ announce(const struct found *f, uint64_t when)
 	int rc = t ? appender_append(&t->stream, buf, b.len)
 		   : appender_shared(buf, b.len);
 	if (rc < 0)
-		prof_drop(SPOOL_DROP_WRITE);
+		prof_drop(appender_drop_cause(rc));
 }
 
 /* async-signal-safe */

@@ -49,6 +49,7 @@ struct options {
 	int start_paused;
 	int toggle_sig;
 	const char *max_samples;
+	uint64_t max_size;       /* --max-size, or 0 */
 	unsigned max_depth;      /* frames per sample */
 	const char *delay;
 	const char *duration;
@@ -86,6 +87,8 @@ usage(FILE *f)
 		"                         the toggle signal with --toggle-signal\n"
 		"      --toggle-signal=SIG  a signal that pauses and resumes sampling\n"
 		"      --max-samples=N    stop sampling after N samples\n"
+		"      --max-size=BYTES   stop sampling when a spool reaches BYTES\n"
+		"                         (at least 256K; K, M and G suffixes)\n"
 		"      --no-jitter        perf source: a fixed period between samples\n"
 		"                         (by default each is drawn at random\n"
 		"                         between 0.5 and 1.5 periods)\n"
@@ -162,9 +165,10 @@ parse_signal(const char *opt, const char *s)
 }
 
 /* A byte count: digits, optionally followed by K, M or G (powers of
- * 1024), at most PROF_MAX_SPACE_INTERVAL. */
+ * 1024), from min to max; range names them in the error. */
 static uint64_t
-parse_bytes(const char *opt, const char *s)
+parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t max,
+	    const char *range)
 {
 	char *end;
 	errno = 0;
@@ -178,10 +182,10 @@ parse_bytes(const char *opt, const char *s)
 		shift = 30;
 	if (shift)
 		end++;
-	if (errno || end == s || *end || *s == '-' ||
-	    v > (PROF_MAX_SPACE_INTERVAL >> shift))
-		die_usage("%s=%s: expected a number of bytes from 0 to 1T "
-			  "(K, M and G suffixes allowed)", opt, s);
+	if (errno || end == s || *end || *s == '-' || v > (max >> shift) ||
+	    ((uint64_t)v << shift) < min)
+		die_usage("%s=%s: expected a number of bytes from %s "
+			  "(K, M and G suffixes allowed)", opt, s, range);
 	return (uint64_t)v << shift;
 }
 
@@ -251,7 +255,7 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_TIMER = 256, OPT_VERSION, OPT_NO_FOLLOW, OPT_SIGNAL,
-	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_DELAY,
+	       OPT_START_PAUSED, OPT_TOGGLE, OPT_MAX_SAMPLES, OPT_MAX_SIZE, OPT_DELAY,
 	       OPT_DURATION, OPT_NO_TIME, OPT_NO_SPACE, OPT_SPACE_INTERVAL,
 	       OPT_CLOCK, OPT_MAX_DEPTH, OPT_NO_JITTER, OPT_SPACE_SEED };
 	static const struct option longopts[] = {
@@ -265,6 +269,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "start-paused", no_argument, NULL, OPT_START_PAUSED },
 		{ "toggle-signal", required_argument, NULL, OPT_TOGGLE },
 		{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "no-jitter", no_argument, NULL, OPT_NO_JITTER },
 		{ "delay", required_argument, NULL, OPT_DELAY },
@@ -334,6 +339,11 @@ parse_options(int argc, char **argv, struct options *o)
 					  optarg);
 			o->max_samples = optarg;
 			break;
+		case OPT_MAX_SIZE:
+			o->max_size = parse_bytes("--max-size", optarg,
+						  PROF_MIN_MAX_SIZE,
+						  UINT64_C(1) << 50, "256K to 1P");
+			break;
 		case OPT_NO_JITTER:
 			o->jitter = 0;
 			break;
@@ -362,7 +372,9 @@ parse_options(int argc, char **argv, struct options *o)
 			o->space_interval = 0;
 			break;
 		case OPT_SPACE_INTERVAL:
-			o->space_interval = parse_bytes("--space-interval", optarg);
+			o->space_interval = parse_bytes("--space-interval", optarg, 0,
+						       PROF_MAX_SPACE_INTERVAL,
+						       "0 to 1T");
 			break;
 		case OPT_SPACE_SEED:
 			o->space_seed = parse_seed(optarg);
@@ -624,6 +636,8 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 	snprintf(buf, sizeof(buf), "%d", o->toggle_sig);
 	setenv("PROF_TOGGLE_SIGNAL", buf, 1);
 	setenv("PROF_MAX_SAMPLES", o->max_samples ? o->max_samples : "0", 1);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->max_size);
+	setenv("PROF_MAX_SIZE", buf, 1);
 	snprintf(buf, sizeof(buf), "%u", o->max_depth);
 	setenv("PROF_MAX_DEPTH", buf, 1);
 	setenv("PROF_DELAY", o->delay ? o->delay : "0", 1);

@@ -100,7 +100,7 @@ take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 			appender_append(&t->stream, buf, b.len);
 	}
 	if (rc < 0)
-		prof_drop(SPOOL_DROP_WRITE);
+		prof_drop(appender_drop_cause(rc));
 	else
 		gate_count_sample();
 }

@@ -156,9 +156,15 @@ prof_config_from_env(struct prof_config *cfg)
 	if (parse_uint("PROF_START_PAUSED", 0, 1, &paused) ||
 	    parse_uint("PROF_TOGGLE_SIGNAL", 0, (unsigned)SIGRTMAX, &toggle) ||
 	    parse_u64("PROF_MAX_SAMPLES", &cfg->max_samples) ||
+	    parse_u64("PROF_MAX_SIZE", &cfg->max_size) ||
 	    parse_seconds("PROF_DELAY", &cfg->delay_ns) ||
 	    parse_seconds("PROF_DURATION", &cfg->duration_ns))
 		return -EINVAL;
+	if (cfg->max_size && cfg->max_size < PROF_MIN_MAX_SIZE) {
+		log_msg("PROF_MAX_SIZE is below %u bytes; profiling disabled",
+			PROF_MIN_MAX_SIZE);
+		return -EINVAL;
+	}
 	if (toggle && (int)toggle == cfg->sig) {
 		log_msg("PROF_TOGGLE_SIGNAL is the sampling signal; profiling disabled");
 		return -EINVAL;

@@ -23,6 +23,8 @@
 /* Mean bytes between allocation samples, as jemalloc and tcmalloc use. */
 #define PROF_DEFAULT_SPACE_INTERVAL (512u * 1024)
 #define PROF_MAX_SPACE_INTERVAL (UINT64_C(1) << 40)
+/* The smallest spool size limit: the first chunk and two more. */
+#define PROF_MIN_MAX_SIZE (256u * 1024)
 
 struct prof_config {
 	char spool_path[PATH_MAX]; /* PROF_SPOOL: spool of the first process */
@@ -37,6 +39,8 @@ struct prof_config {
 	int start_paused;      /* PROF_START_PAUSED: wait for profrun_start() */
 	int toggle_sig;        /* PROF_TOGGLE_SIGNAL: pauses and resumes, or 0 */
 	uint64_t max_samples;  /* PROF_MAX_SAMPLES: stop after so many, or 0 */
+	uint64_t max_size;     /* PROF_MAX_SIZE: the spool's size limit in
+				* bytes (at least PROF_MIN_MAX_SIZE), or 0 */
 	uint64_t delay_ns;     /* PROF_DELAY: start sampling this late */
 	uint64_t duration_ns;  /* PROF_DURATION: and sample this long, or 0 */
 	int time;              /* PROF_TIME: sample CPU time (default 1) */

@@ -252,8 +252,8 @@ threads_push(struct thread_slot *t, const void *rec, size_t len)
 	int rc = appender_append(&t->stream, rec, len);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
-	if (rc == -ENOSPC)
-		prof_drop(SPOOL_DROP_WRITE);
+	if (rc == -ENOSPC || rc == -EFBIG)
+		prof_drop(appender_drop_cause(rc));
 	return rc;
 }
 
@@ -264,8 +264,8 @@ threads_emit(const void *rec, size_t len)
 	if (t)
 		return threads_push(t, rec, len);
 	int rc = appender_shared(rec, len);
-	if (rc == -ENOSPC || rc == -EBUSY)
-		prof_drop(SPOOL_DROP_WRITE);
+	if (rc == -ENOSPC || rc == -EFBIG || rc == -EBUSY)
+		prof_drop(appender_drop_cause(rc));
 	return rc;
 }
 

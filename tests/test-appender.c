@@ -11,6 +11,7 @@
  * leaves every entry it had stored readable and nothing damaged.
  */
 #include "appender.h"
+#include "gate.h"
 #include "spool.h"
 #include "state.h"
 
@@ -181,6 +182,52 @@ START_TEST(appender_full_file_drops)
 	ck_assert_int_gt(refused, 0);
 	ck_assert_int_eq(read_back(tids, 200, &n, &footer), SPOOL_END);
 	ck_assert_uint_eq(n, (size_t)ok);
+}
+END_TEST
+
+START_TEST(appender_size_limit_stops)
+{
+	struct appender_stream a = { 0 };
+	uint8_t buf[4096];
+	size_t len = thread_rec(buf, sizeof(buf), 7, 1000);
+	uint32_t tids[400];
+	size_t n;
+	int footer, ok = 0, refused = 0;
+
+	/* 256 KiB: the first chunk (header and PROCESS) and two more, the
+	 * fourth would leave no room for the footer. */
+	prof_state.cfg.max_size = 4 * APPENDER_CHUNK;
+	ck_assert(gate_open());
+	for (int i = 0; i < 400; i++) {
+		int rc = appender_append(&a, buf, len);
+		ck_assert(rc == 0 || rc == -EFBIG);
+		rc == 0 ? ok++ : refused++;
+	}
+	ck_assert_int_eq(appender_drop_cause(-EFBIG), SPOOL_DROP_MAX_SIZE);
+	ck_assert_int_gt(ok, 100);
+	ck_assert_int_gt(refused, 200);
+	ck_assert(!gate_open());
+	ck_assert_int_eq(appender_finish(SPOOL_END_EXIT, 0), 0);
+	size_t size;
+	uint8_t *p = read_spool(&size);
+	ck_assert_uint_le(size, prof_state.cfg.max_size);
+	ck_assert_int_eq(read_back(tids, 400, &n, &footer), SPOOL_END);
+	ck_assert_uint_eq(n, (size_t)ok);
+	ck_assert_int_eq(footer, 1);
+	/* The footer says what the limit was and when it was reached. */
+	struct spool_cursor c;
+	struct spool_rec r;
+	struct spool_footer f = { 0 };
+	ck_assert_int_eq(spool_cursor_init(&c, p, size), 0);
+	while (spool_next(&c, &r) == SPOOL_OK)
+		if (r.type == SPOOL_REC_FOOTER)
+			ck_assert_int_eq(spool_get_footer(&r, &f), 0);
+	free(p);
+	ck_assert_uint_eq(f.size_limit, 4 * APPENDER_CHUNK);
+	ck_assert_uint_ge(f.size_limit_ns, prof_state.start_mono_ns);
+	ck_assert_uint_le(f.size_limit_ns, f.end_mono_ns);
+	prof_state.cfg.max_size = 0;
+	gate_size(0);
 }
 END_TEST
 
@@ -381,6 +428,7 @@ appender_suite(void)
 	tcase_add_test(tc, appender_streams_read_back);
 	tcase_add_test(tc, appender_closed_chunk_serves_next);
 	tcase_add_test(tc, appender_full_file_drops);
+	tcase_add_test(tc, appender_size_limit_stops);
 	tcase_add_test(tc, appender_child_never_writes);
 	tcase_add_test(tc, appender_second_ending_waits);
 	tcase_add_test(tc, appender_entries_grow_one_record);

@@ -91,12 +91,14 @@ static const struct spool_footer fixture_footer = {
 	.stime_ns = 20000000,
 	.samples = 150,
 	.threads = 5,
-	.drops = { 0, 11, 22, 33, 44, 55 },
+	.drops = { 0, 11, 22, 33, 44, 55, 66, 77 },
 	.rss_peak = 96ull << 20,
 	.rss_anon = 64ull << 20,
 	.rss_file = 3ull << 20,
 	.clone_processes = 2,
 	.clone_threads = 3,
+	.size_limit = 64ull << 20,
+	.size_limit_ns = 0x0000123456789abcull + 4000000000ull,
 };
 
 /* A module image: bytes of every value, NUL and 0xff included. */
@@ -306,7 +308,7 @@ static const struct rec_case {
 	{ "thread", SPOOL_REC_THREAD, put_thread, get_thread, 0 },
 	{ "sample", SPOOL_REC_SAMPLE, put_sample, get_sample, 0 },
 	{ "footer", SPOOL_REC_FOOTER, put_footer, get_footer,
-	  4 + 4 + 3 * 8 + 4 + 4 },
+	  4 + 4 + 3 * 8 + 4 + 4 + 8 + 8 },
 	{ "module_image", SPOOL_REC_MODULE_IMAGE, put_module_image,
 	  get_module_image, 0 },
 	{ "alloc", SPOOL_REC_ALLOC, put_alloc, get_alloc, 0 },
@@ -821,6 +823,8 @@ START_TEST(spool_roundtrip_footer)
 	ck_assert_uint_eq(f.rss_file, fixture_footer.rss_file);
 	ck_assert_uint_eq(f.clone_processes, fixture_footer.clone_processes);
 	ck_assert_uint_eq(f.clone_threads, fixture_footer.clone_threads);
+	ck_assert_uint_eq(f.size_limit, fixture_footer.size_limit);
+	ck_assert_uint_eq(f.size_limit_ns, fixture_footer.size_limit_ns);
 }
 END_TEST
 
@@ -1372,8 +1376,8 @@ static const struct {
 	{ "sample depth +1", 4, 24, 4 + 1 },
 	{ "sample depth huge", 4, 24, UINT32_MAX },
 	{ "sample depth 2^29", 4, 24, 0x20000000 },
-	/* (+4: the 40 bytes after the drops hold three more entries.) */
-	{ "footer drop count", 5, 36, SPOOL_DROP_MAX_ - 1 + 4 },
+	/* (+5: the 56 bytes after the drops hold four more entries.) */
+	{ "footer drop count", 5, 36, SPOOL_DROP_MAX_ - 1 + 5 },
 	{ "footer drop count huge", 5, 36, UINT32_MAX },
 	{ "image length +1", 6, 16, sizeof(fixture_image) + 1 },
 	{ "image length huge", 6, 16, UINT32_MAX },
