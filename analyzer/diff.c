@@ -34,7 +34,7 @@ diff_parse_format(const char *arg, enum diff_format *out)
 {
 	static const char *const names[] = { "text", "json", "markdown",
 					     "junit", "bmf", "gab", "folded",
-					     "dot" };
+					     "dot", "html" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(arg, names[i]) == 0) {
 			*out = (enum diff_format)i;

@@ -61,6 +61,7 @@ enum diff_format {
 	DIFF_FORMAT_GAB,   /* github-action-benchmark customSmallerIsBetter */
 	DIFF_FORMAT_FOLDED, /* FlameGraph's difffolded: stack BASE NEW */
 	DIFF_FORMAT_DOT,   /* Graphviz, nodes coloured by change */
+	DIFF_FORMAT_HTML,  /* the HTML report's page: differential flame graph */
 };
 
 /* One line of a rule file: functions whose label matches the glob
@@ -186,6 +187,12 @@ void
 diff_write_folded(FILE *out, const struct diff *d);
 void
 diff_write_dot(FILE *out, const struct diff *d);
+
+/* The HTML page of the comparison: NEW's calling-context tree with
+ * BASE's weights beside (a differential flame graph) and the rows as
+ * --format=json has them (diff_html.c). */
+void
+diff_write_html(FILE *out, const struct diff *d);
 
 /* Statistics, exposed for the unit tests: the two-sided p-value of t
  * with df degrees of freedom (INFINITY: normal), and the t value whose

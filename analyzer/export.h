@@ -136,6 +136,19 @@ export_dot_write(FILE *out, const struct profile *p,
 int
 export_html_write(FILE *out, const struct profile *p,
 		  const struct export_opts *opts);
+
+/* The page of export_html_write() with other data: data(out, arg)
+ * writes the JSON object the page reads (a profile's, or the differential
+ * page's: diff_write_html()). Returns 0, or -1 when the template lacks
+ * its marker. */
+int
+export_html_page(FILE *out, void (*data)(FILE *out, const void *arg),
+		 const void *arg);
+
+/* s as a JSON string that cannot end the page's script element ('<'
+ * escaped; NULL as ""). */
+void
+export_html_str(FILE *out, const char *s);
 /* One sampled profile per thread, in time order. */
 int
 export_speedscope_write(FILE *out, const struct profile *p,

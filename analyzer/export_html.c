@@ -13,6 +13,12 @@
  * in it is written \u003c (valid JSON, only ever inside strings), so no
  * name can end the script element.
  *
+ * Every sampled allocation of the spools (whatever the profile's kind) is
+ * there too, "heap": its time, weight, size and when it was freed, for
+ * the page's allocation rate and estimated heap over time; and each
+ * spool's process, "processes", with its parent among them, for the
+ * process tree of a merged run.
+ *
  * A space profile carries its three views besides (allocated, in use,
  * peak: "views", each with its functions and tree), for the page's view
  * switch; the samples belong to the view exported.
@@ -28,6 +34,7 @@
 #include <string.h>
 
 #include "html_template.h"
+#include "family.h"
 #include "json.h"
 #include "space.h"
 #include "spool.h"
@@ -38,8 +45,8 @@
 
 /* A JSON string, as json_escape() writes it but with '<' escaped too (see
  * above). */
-static void
-str(FILE *out, const char *s)
+void
+export_html_str(FILE *out, const char *s)
 {
 	const unsigned char *b = (const unsigned char *)(s ? s : "");
 	size_t len = strlen((const char *)b);
@@ -62,6 +69,12 @@ str(FILE *out, const char *s)
 		}
 	}
 	putc('"', out);
+}
+
+static void
+str(FILE *out, const char *s)
+{
+	export_html_str(out, s);
 }
 
 static void
@@ -223,6 +236,71 @@ write_samples(FILE *out, const struct timeline *t)
 	fputs("]}", out);
 }
 
+/* Microseconds from start_ns, signed (an allocation may come before
+ * the first sample). */
+static long long
+rel_us(uint64_t time_ns, uint64_t start_ns)
+{
+	return time_ns >= start_ns ? (long long)((time_ns - start_ns) / 1000)
+				   : -(long long)((start_ns - time_ns) / 1000);
+}
+
+/* The sampled allocations: "t" times as differences (the first from
+ * start_ns), "w" weights, "n" sizes, "e" when each was freed (from
+ * start_ns; null: never). */
+static void
+write_heap(FILE *out, const struct timeline *t)
+{
+	long long prev = 0;
+
+	if (!t || !t->nallocs) {
+		fputs("\"heap\":null,", out);
+		return;
+	}
+	fputs("\"heap\":{\"t\":[", out);
+	for (size_t i = 0; i < t->nallocs; i++) {
+		long long us = rel_us(t->allocs[i].time_ns, t->start_ns);
+		fprintf(out, "%s%lld", i ? "," : "", us - prev);
+		prev = us;
+	}
+	fputs("],\"w\":[", out);
+	for (size_t i = 0; i < t->nallocs; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", t->allocs[i].weight);
+	fputs("],\"n\":[", out);
+	for (size_t i = 0; i < t->nallocs; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", t->allocs[i].size);
+	fputs("],\"e\":[", out);
+	for (size_t i = 0; i < t->nallocs; i++) {
+		if (i)
+			putc(',', out);
+		if (t->allocs[i].end_ns == UINT64_MAX)
+			fputs("null", out);
+		else
+			fprintf(out, "%lld",
+				rel_us(t->allocs[i].end_ns, t->start_ns));
+	}
+	fputs("]},", out);
+}
+
+/* Per spool: [pid, parent pid, parent's index or -1, exe, command line,
+ * whether it ended cleanly]. */
+static void
+write_procs(FILE *out, const struct timeline *t)
+{
+	fputs("\"processes\":[", out);
+	for (size_t i = 0; t && i < t->nprocs; i++) {
+		const struct family_proc *f = &t->procs[i].info;
+		fprintf(out, "%s[%u,%u,%d,", i ? "," : "", f->pid, f->ppid,
+			t->procs[i].parent == FAMILY_NONE ?
+				-1 : (int)t->procs[i].parent);
+		str(out, f->exe);
+		putc(',', out);
+		str(out, f->cmdline);
+		fprintf(out, ",%s]", f->complete ? "true" : "false");
+	}
+	fputs("],", out);
+}
+
 /* A space profile's three views (allocated, in use, peak), each with
  * its own functions and tree (they were read separately). */
 static void
@@ -249,22 +327,46 @@ write_views(FILE *out, const struct profile *p,
 }
 
 int
-export_html_write(FILE *out, const struct profile *p,
-		  const struct export_opts *opts)
+export_html_page(FILE *out, void (*data)(FILE *out, const void *arg),
+		 const void *arg)
 {
 	const char *marker = strstr(html_template, DATA_MARKER);
 
 	if (!marker) /* (the build checks this) */
 		return -1;
 	fwrite(html_template, 1, (size_t)(marker - html_template), out);
-	putc('{', out);
-	write_meta(out, p, opts);
-	write_funcs(out, p);
-	write_tree(out, p);
-	write_views(out, p, opts);
-	write_tracks(out, opts->timeline);
-	write_samples(out, opts->timeline);
-	putc('}', out);
+	data(out, arg);
 	fputs(marker + strlen(DATA_MARKER), out);
 	return 0;
+}
+
+struct page {
+	const struct profile *p;
+	const struct export_opts *opts;
+};
+
+static void
+write_data(FILE *out, const void *arg)
+{
+	const struct page *pg = arg;
+	const struct export_opts *opts = pg->opts;
+
+	putc('{', out);
+	write_meta(out, pg->p, opts);
+	write_funcs(out, pg->p);
+	write_tree(out, pg->p);
+	write_views(out, pg->p, opts);
+	write_tracks(out, opts->timeline);
+	write_procs(out, opts->timeline);
+	write_heap(out, opts->timeline);
+	write_samples(out, opts->timeline);
+	putc('}', out);
+}
+
+int
+export_html_write(FILE *out, const struct profile *p,
+		  const struct export_opts *opts)
+{
+	struct page pg = { p, opts };
+	return export_html_page(out, write_data, &pg);
 }

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,20 +181,33 @@ read_candidates(const char *path, size_t *n)
 	return cs;
 }
 
-/* The latest process of the family with this pid that started before
- * start, or FAMILY_NONE. */
+/* The latest process of procs[0..n) but skip with this pid that started
+ * before start, or FAMILY_NONE. */
 static uint32_t
-latest(const struct family *f, uint32_t pid, uint64_t start)
+latest(const struct family_proc *procs, size_t n, size_t skip, uint32_t pid,
+       uint64_t start)
 {
 	uint32_t best = FAMILY_NONE;
-	for (size_t i = 0; i < f->n; i++) {
-		const struct family_proc *q = &f->procs[i];
-		if (q->pid == pid && q->start_mono_ns <= start &&
+	for (size_t i = 0; i < n; i++) {
+		const struct family_proc *q = &procs[i];
+		if (i != skip && q->pid == pid && q->start_mono_ns <= start &&
 		    (best == FAMILY_NONE ||
-		     q->start_mono_ns >= f->procs[best].start_mono_ns))
+		     q->start_mono_ns >= procs[best].start_mono_ns))
 			best = (uint32_t)i;
 	}
 	return best;
+}
+
+uint32_t
+family_parent_of(const struct family_proc *procs, size_t n, size_t i)
+{
+	const struct family_proc *c = &procs[i];
+	if (!c->has_process)
+		return FAMILY_NONE;
+	uint32_t par = latest(procs, n, i, c->pid, c->start_mono_ns);
+	if (par == FAMILY_NONE)
+		par = latest(procs, n, i, c->ppid, c->start_mono_ns);
+	return par;
 }
 
 static void
@@ -250,9 +264,11 @@ family_read(struct family *f, const char *path, bool children)
 		struct family_proc *c = &cs[i].p;
 		if (c->start_mono_ns < f->procs[0].start_mono_ns)
 			continue;
-		uint32_t par = latest(f, c->pid, c->start_mono_ns);
+		uint32_t par = latest(f->procs, f->n, SIZE_MAX, c->pid,
+				      c->start_mono_ns);
 		if (par == FAMILY_NONE)
-			par = latest(f, c->ppid, c->start_mono_ns);
+			par = latest(f->procs, f->n, SIZE_MAX, c->ppid,
+				     c->start_mono_ns);
 		if (par == FAMILY_NONE)
 			continue;
 		c->parent = par;

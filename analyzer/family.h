@@ -15,6 +15,7 @@
 #define PROFANALYZE_FAMILY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,13 @@ family_read(struct family *f, const char *path, bool children);
 
 void
 family_free(struct family *f);
+
+/* The parent of procs[i] among procs[0..n) (any order, read with
+ * family_read(..., false) each) by the rule above: the latest image of
+ * its pid that started before it, else the latest of its parent pid.
+ * Returns its index, or FAMILY_NONE. */
+uint32_t
+family_parent_of(const struct family_proc *procs, size_t n, size_t i);
 
 /* The --processes listing: each process image with its pid, parent,
  * samples, CPU seconds, how it ended, spool and command line, indented

@@ -800,6 +800,8 @@ loader_read(const char *path, const struct loader_opts *opts)
 	report_damage(&l, &p1);
 
 	bool *selected = choose_kind(&l, &p1, opts);
+	if (opts && opts->space_hook)
+		opts->space_hook(opts->space_hook_arg, &l.space);
 	if (opts && opts->window) {
 		l.prof->hdr.window = true;
 		l.prof->hdr.window_from_ns = opts->from_ns;

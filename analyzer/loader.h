@@ -19,6 +19,7 @@
 #include "resolve.h"
 
 struct modmap;
+struct space_log;
 
 /* One sample as the profile takes it, for the views that need its PCs
  * (annotate.h). PC i of s (spool_sample_pc, 0 the leaf) is function
@@ -56,6 +57,12 @@ struct loader_opts {
 	 * above, or NULL. */
 	void (*sample_hook)(void *arg, const struct loader_sample *ls);
 	void *sample_hook_arg;
+	/* Called once with the spool's allocation records (space.h: every
+	 * sampled allocation and every FREE, whatever the profile's kind,
+	 * view, threads and window), before the samples are added; or NULL.
+	 * log is valid during the call only. */
+	void (*space_hook)(void *arg, const struct space_log *log);
+	void *space_hook_arg;
 	/* --from/--to: only samples taken from from_ns to to_ns (UINT64_MAX:
 	 * the end) after the start of the spool's program (PROCESS
 	 * start_mono_ns); window false: all. */

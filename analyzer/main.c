@@ -256,7 +256,9 @@ static const char usage_text[] =
 	"markdown, junit,\n"
 	"                         bmf (Bencher), gab "
 	"(github-action-benchmark),\n"
-	"                         folded (differential flame graph), dot\n"
+	"                         folded (differential flame graph), dot,\n"
+	"                         html (a page with the differential flame "
+	"graph)\n"
 	"\n"
 	"Profiles (time, unless the spool has allocation samples only):\n"
 	"      --time             CPU time (Allegro's time profiler)\n"
@@ -743,7 +745,7 @@ diff_operands(struct options *o, int argc, char **argv)
 	if (o->format_arg &&
 	    diff_parse_format(o->format_arg, &o->dopts.format) < 0)
 		usage_error("--format: '%s' is none of text, json, markdown, "
-			    "junit, bmf, gab, folded, dot (with --diff)",
+			    "junit, bmf, gab, folded, dot, html (with --diff)",
 			    o->format_arg);
 	if (o->report == REPORT_JSON)
 		o->dopts.format = DIFF_FORMAT_JSON;

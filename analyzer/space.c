@@ -122,13 +122,17 @@ struct replay {
 	double peak;
 	size_t peak_at;    /* events replayed when the peak was reached */
 	uint64_t peak_time_ns;
+	uint64_t *ended;   /* per allocation, or NULL: when retired */
 };
 
 static void
-retire(struct replay *r, const struct space_log *log, uint32_t i)
+retire(struct replay *r, const struct space_log *log, uint32_t i,
+       uint64_t time_ns)
 {
 	r->live[i] = false;
 	r->heap -= (double)log->allocs[i].weight;
+	if (r->ended)
+		r->ended[i] = time_ns;
 }
 
 /* Replays the first stop events of ev into r (whose live array is all
@@ -146,7 +150,7 @@ replay(const struct space_log *log, const struct event *ev, size_t stop,
 		uint64_t *slot = hmap_ref(&at, addr, &found);
 		(void)found;
 		if (*slot)
-			retire(r, log, (uint32_t)(*slot - 1));
+			retire(r, log, (uint32_t)(*slot - 1), ev[e].time_ns);
 		*slot = 0;
 		if (!ev[e].alloc)
 			continue;
@@ -235,6 +239,24 @@ space_log_select(const struct space_log *log, enum profile_space_view view,
 	totals(log, sel, out);
 	free(ev);
 	return sel;
+}
+
+uint64_t *
+space_log_lifetimes(const struct space_log *log)
+{
+	size_t n;
+	struct event *ev = sorted_events(log, &n);
+	bool *live = xcalloc(log->nallocs + 1, sizeof(*live));
+	uint64_t *ended = xcalloc(log->nallocs + 1, sizeof(*ended));
+	struct replay r = { .live = live, .ended = ended };
+
+	for (size_t i = 0; i < log->nallocs; i++)
+		ended[i] = (log->allocs[i].flags & SPOOL_ALLOC_UNTRACKED) ?
+				   log->allocs[i].time_ns : UINT64_MAX;
+	replay(log, ev, n, &r);
+	free(live);
+	free(ev);
+	return ended;
 }
 
 int

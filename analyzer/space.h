@@ -81,6 +81,14 @@ bool *
 space_log_select(const struct space_log *log, enum profile_space_view view,
 		 struct profile_space *out);
 
+/* When each sampled allocation of log (file order) stopped counting in
+ * the estimated heap, as the in-use and peak views replay them: the time
+ * of the FREE (or of the next allocation at its address) that retired
+ * it, UINT64_MAX when it was live at the end, its own time when it was
+ * untracked (never counted). Returns a new array the caller frees. */
+uint64_t *
+space_log_lifetimes(const struct space_log *log);
+
 /* The variance estimate sum w (w - n) of one sample. */
 double
 space_sample_var(uint64_t weight, uint64_t size);

@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "hmap.h"
+#include "space.h"
 #include "xmalloc.h"
 
 #define UNSEEN 0u
@@ -155,6 +156,47 @@ on_sample(void *arg, const struct loader_sample *ls)
 	};
 }
 
+static void
+on_space(void *arg, const struct space_log *log)
+{
+	struct collect *c = arg;
+	struct timeline *t = c->t;
+	uint64_t *ended = space_log_lifetimes(log);
+
+	xgrow(&t->allocs, &t->allocs_cap, t->nallocs + log->nallocs,
+	      sizeof(*t->allocs));
+	for (size_t i = 0; i < log->nallocs; i++)
+		t->allocs[t->nallocs++] = (struct timeline_alloc){
+			.time_ns = log->allocs[i].time_ns, .end_ns = ended[i],
+			.weight = log->allocs[i].weight,
+			.size = log->allocs[i].size, .spool = c->spool,
+		};
+	free(ended);
+}
+
+/* The process of each spool, and its parent among them. */
+static void
+read_procs(struct timeline *t, char *const *paths, size_t n)
+{
+	struct family_proc *info = xcalloc(n ? n : 1, sizeof(*info));
+
+	t->procs = xcalloc(n ? n : 1, sizeof(*t->procs));
+	t->nprocs = n;
+	for (size_t i = 0; i < n; i++) {
+		struct family f;
+		if (family_read(&f, paths[i], false) == 0 && f.n) {
+			info[i] = f.procs[0];
+			f.n = 0; /* (moved) */
+			family_free(&f);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		t->procs[i].info = info[i];
+		t->procs[i].parent = family_parent_of(info, n, i);
+	}
+	free(info);
+}
+
 /* Names the tracks of the spool just read from its profile's threads. */
 static void
 name_tracks(struct collect *c, const struct profile *sp, size_t first)
@@ -170,6 +212,15 @@ name_tracks(struct collect *c, const struct profile *sp, size_t first)
 }
 
 static int
+cmp_allocs(const void *pa, const void *pb)
+{
+	const struct timeline_alloc *a = pa, *b = pb;
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? -1 : 1;
+	return a->spool < b->spool ? -1 : a->spool > b->spool;
+}
+
+static int
 cmp_samples(const void *pa, const void *pb)
 {
 	const struct timeline_sample *a = pa, *b = pb;
@@ -182,9 +233,12 @@ static void
 finish(struct timeline *t)
 {
 	qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_samples);
+	qsort(t->allocs, t->nallocs, sizeof(*t->allocs), cmp_allocs);
 	if (t->nsamples) {
 		t->start_ns = t->samples[0].time_ns;
 		t->end_ns = t->samples[t->nsamples - 1].time_ns;
+	} else if (t->nallocs) {
+		t->start_ns = t->end_ns = t->allocs[0].time_ns;
 	}
 }
 
@@ -199,6 +253,8 @@ timeline_collect(const struct profile *p, char *const *paths, size_t n,
 
 	lo.sample_hook = on_sample;
 	lo.sample_hook_arg = &c;
+	lo.space_hook = on_space;
+	lo.space_hook_arg = &c;
 	index_profile(&c);
 	/* The first read gave the warnings about these spools. */
 	diag_set_quiet(true);
@@ -216,6 +272,8 @@ timeline_collect(const struct profile *p, char *const *paths, size_t n,
 			name_tracks(&c, sp, first);
 		profile_free(sp);
 	}
+	if (!ret)
+		read_procs(t, paths, n);
 	diag_set_quiet(false);
 	hmap_free(&c.funcs);
 	hmap_free(&c.children);
@@ -238,5 +296,12 @@ timeline_free(struct timeline *t)
 		free(t->tracks[i].name);
 	free(t->tracks);
 	free(t->samples);
+	free(t->allocs);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		free(t->procs[i].info.path);
+		free(t->procs[i].info.exe);
+		free(t->procs[i].info.cmdline);
+	}
+	free(t->procs);
 	free(t);
 }

@@ -10,6 +10,11 @@
  * then placed in the report's profile the way profile_collapse() placed
  * it: functions are matched by name and module, hidden ones skipped, a
  * stack whose outermost frames are all hidden goes to the "..." node.
+ *
+ * The same read keeps every sampled allocation with the time its block
+ * was freed (for the estimated heap over time, whatever the profile's
+ * kind) and each spool's process (pid, parent, command line) with its
+ * parent among the spools read (family.h).
  */
 #ifndef PROFANALYZE_TIMELINE_H
 #define PROFANALYZE_TIMELINE_H
@@ -17,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "family.h"
 #include "loader.h"
 #include "profile.h"
 
@@ -36,12 +42,33 @@ struct timeline_track {
 	char *name;     /* NULL when the thread had none */
 };
 
+/* One sampled allocation of any spool, whatever the profile's kind and
+ * view (the estimated heap over time). */
+struct timeline_alloc {
+	uint64_t time_ns;
+	uint64_t end_ns; /* when it stopped counting as live (its free):
+			  * space_log_lifetimes(); UINT64_MAX: never */
+	uint64_t weight; /* bytes it stands for */
+	uint64_t size;   /* bytes allocated */
+	uint32_t spool;
+};
+
+/* One spool read (a process image), as family.h reads it. */
+struct timeline_proc {
+	struct family_proc info; /* owned */
+	uint32_t parent;         /* index among procs, FAMILY_NONE */
+};
+
 struct timeline {
 	struct timeline_sample *samples; /* by time, then track */
 	size_t nsamples, samples_cap;
 	struct timeline_track *tracks;   /* by spool, then first sample */
 	size_t ntracks, tracks_cap;
 	uint64_t start_ns, end_ns; /* first and last sample, 0 when none */
+	struct timeline_alloc *allocs;   /* by time */
+	size_t nallocs, allocs_cap;
+	struct timeline_proc *procs;     /* one per path, in their order */
+	size_t nprocs;
 };
 
 /* Reads the spools paths[0..n) again with load (the options p was read

@@ -11,6 +11,12 @@
  * text reports: self is the sum of the self of the function's nodes,
  * total adds each node's total once per stack (a recursive function's
  * inner activations are not counted again).
+ *
+ * The same page shows a comparison (profanalyze --diff --format=html):
+ * its data then has "diff" (the rows as --format=json writes them) and a
+ * tree of both sides merged, each node with the new side's self and
+ * total and the base side's (base_self, base_total); the flame graph is
+ * the new side's, coloured by each frame's change.
  */
 (function () {
   'use strict';
@@ -20,6 +26,7 @@
    * (useView). */
   var FUNCS, MODULES, N, nn, kids;
   var SPACE = D.kind === 'space';
+  var DIFF = D.diff || null;
   var ROW = 17;
   var SVGNS = 'http://www.w3.org/2000/svg';
   var i;
@@ -65,6 +72,7 @@
   }
 
   function fmtWeight(w) {
+    if (DIFF && D.unit === 'fraction') return (100 * w).toFixed(3) + '%';
     if (SPACE) {
       if (w >= 1048576) return (w / 1048576).toFixed(2) + ' MiB';
       if (w >= 1024) return (w / 1024).toFixed(1) + ' KiB';
@@ -72,6 +80,16 @@
     }
     if (w >= 1e9) return (w / 1e9).toFixed(3) + ' s';
     return (w / 1e6).toFixed(3) + ' ms';
+  }
+
+  function fmtDelta(w) {
+    return (w < 0 ? '\u2212' : '+') + fmtWeight(Math.abs(w));
+  }
+
+  function fmtBytes(w) {
+    if (Math.abs(w) >= 1048576) return (w / 1048576).toFixed(2) + ' MiB';
+    if (Math.abs(w) >= 1024) return (w / 1024).toFixed(1) + ' KiB';
+    return Math.round(w) + ' B';
   }
 
   function pct(w, whole) {
@@ -148,7 +166,32 @@
 
   /* --- flame graph ------------------------------------------------- */
 
+  /* A comparison: white for no change, red for growth, blue for a
+   * decrease, deeper for a larger change (of the frame's self or total,
+   * relative to the largest change of any frame), as FlameGraph's
+   * differential flame graphs. */
+  var diffBy = 'self', maxDelta = 0;
+
+  function delta(n) {
+    return diffBy === 'self' ? N.self[n] - N.base_self[n]
+                             : N.total[n] - N.base_total[n];
+  }
+
+  function diffScale() {
+    maxDelta = 0;
+    for (var k = 1; k < nn; k++) maxDelta = Math.max(maxDelta, Math.abs(delta(k)));
+  }
+
+  function diffColour(n) {
+    var d = n === 0 ? 0 : delta(n);
+    var c = maxDelta > 0 ? Math.round(210 * Math.abs(d) / maxDelta) : 0;
+    if (d > 0) return 'rgb(255,' + (255 - c) + ',' + (255 - c) + ')';
+    if (d < 0) return 'rgb(' + (255 - c) + ',' + (255 - c) + ',255)';
+    return 'rgb(255,255,255)';
+  }
+
   function colour(n) {
+    if (DIFF) return diffColour(n);
     var f = FUNCS[N.func[n]];
     if (n === 0 || (f[2] & 2)) return 'hsl(0,0%,70%)';
     var h = 0;
@@ -260,6 +303,14 @@
   }
 
   function describe(n) {
+    if (DIFF) {
+      var bt = N.base_total[n], bs = N.base_self[n];
+      return 'new ' + fmtWeight(N.total[n]) + ' total, ' + fmtWeight(N.self[n]) +
+        ' self; base ' + fmtWeight(bt) + ' total, ' + fmtWeight(bs) + ' self; change ' +
+        fmtDelta(N.total[n] - bt) + ' total' +
+        (bt > 0 ? ' (' + (100 * (N.total[n] - bt) / bt).toFixed(1) + '%)' : ' (new)') +
+        ', ' + fmtDelta(N.self[n] - bs) + ' self';
+    }
     return fmtWeight(st.total[n]) + ' total (' + pct(st.total[n], whole()).toFixed(2) +
       '%), ' + fmtWeight(st.self[n]) + ' self (' + pct(st.self[n], whole()).toFixed(2) + '%)';
   }
@@ -463,6 +514,137 @@
     return s;
   }
 
+  /* The rows of the timeline: each thread's track, after a row for its
+   * process (the sum of its threads) when the page has several. */
+  function timelineRows() {
+    var rows = [], ntr = D.tracks.length, last = -1;
+    var multi = (D.processes || []).length > 1;
+    for (var k = 0; k < ntr; k++) {
+      var sp = D.tracks[k][0];
+      if (multi && sp !== last) {
+        var ks = [];
+        for (var j = 0; j < ntr; j++) if (D.tracks[j][0] === sp) ks.push(j);
+        rows.push({ label: procLabel(sp), tracks: ks, proc: true });
+        last = sp;
+      }
+      rows.push({ label: trackLabel(k), tracks: [k], proc: false });
+    }
+    return rows;
+  }
+
+  function procLabel(sp) {
+    var p = D.processes[sp];
+    var cmd = p ? (p[4] || p[3] || '') : '';
+    var base = cmd.split(' ')[0].split('/').pop();
+    return 'pid ' + (p ? p[0] : '?') + ' ' + base;
+  }
+
+  /* --- the heap: the sampled allocations of every process ---------- */
+
+  var HEAP = D.heap, heapT = null;
+  var HEAP_H = 44, HEAP_BAR = 4;
+  if (HEAP) {
+    heapT = new Float64Array(HEAP.t.length);
+    var hacc = 0;
+    for (i = 0; i < HEAP.t.length; i++) { hacc += HEAP.t[i]; heapT[i] = hacc; }
+  }
+
+  /* The variance estimate of one sampled allocation: w (w - n). */
+  function heapVar(k) {
+    var w = HEAP.w[k], n = HEAP.n[k];
+    return w > n ? w * (w - n) : 0;
+  }
+
+  /* The estimated live heap at time t (microseconds) and its variance. */
+  function heapAt(t) {
+    var w = 0, v = 0;
+    for (var k = 0; k < heapT.length && heapT[k] <= t; k++) {
+      var e = HEAP.e[k];
+      if (e === null || e > t) { w += HEAP.w[k]; v += heapVar(k); }
+    }
+    return [w, v];
+  }
+
+  /* Bytes allocated from a to b (microseconds) and their variance. */
+  function heapAllocated(a, b) {
+    var w = 0, v = 0;
+    for (var k = 0; k < heapT.length; k++)
+      if (heapT[k] >= a && heapT[k] <= b) { w += HEAP.w[k]; v += heapVar(k); }
+    return [w, v];
+  }
+
+  /* Per bar of HEAP_BAR pixels the allocation rate (bytes/s) and the
+   * half-width of its 95% interval; per pixel the live heap at its end
+   * and its half-width. */
+  var heapSeries = null;
+
+  function computeHeap(plot) {
+    var nb = Math.ceil(plot / HEAP_BAR);
+    var rate = new Float64Array(nb), rateErr = new Float64Array(nb);
+    var dW = new Float64Array(plot), dV = new Float64Array(plot);
+    var xOf = function (t) {
+      return Math.max(0, span > 0 ? Math.floor(t / span * (plot - 1)) : 0);
+    };
+    for (var k = 0; k < heapT.length; k++) {
+      var t = heapT[k], w = HEAP.w[k], v = heapVar(k);
+      if (t > span) break;
+      var x = xOf(t);
+      if (t >= 0) { rate[Math.floor(x / HEAP_BAR)] += w; rateErr[Math.floor(x / HEAP_BAR)] += v; }
+      dW[x] += w; dV[x] += v;
+      var e = HEAP.e[k];
+      if (e !== null && e <= span) { dW[xOf(e)] -= w; dV[xOf(e)] -= v; }
+    }
+    var secs = span > 0 ? HEAP_BAR * span / Math.max(1, plot - 1) / 1e6 : 1;
+    for (k = 0; k < nb; k++) {
+      rateErr[k] = 1.96 * Math.sqrt(Math.max(0, rateErr[k])) / secs;
+      rate[k] /= secs;
+    }
+    var live = new Float64Array(plot), liveErr = new Float64Array(plot);
+    var cw = 0, cv = 0;
+    for (x = 0; x < plot; x++) {
+      cw += dW[x]; cv += dV[x];
+      live[x] = Math.max(0, cw);
+      liveErr[x] = 1.96 * Math.sqrt(Math.max(0, cv));
+    }
+    heapSeries = { rate: Array.from(rate), rateErr: Array.from(rateErr),
+                   live: Array.from(live), liveErr: Array.from(liveErr),
+                   bar: HEAP_BAR, plot: plot };
+  }
+
+  function drawHeap(cx, y0, plot, css) {
+    var S = heapSeries, line = css.getPropertyValue('--heap');
+    var band = css.getPropertyValue('--heap-band'), fg = css.getPropertyValue('--fg');
+    var top = 1, k, x, h = HEAP_H - 4;
+    for (k = 0; k < S.rate.length; k++) top = Math.max(top, S.rate[k] + S.rateErr[k]);
+    var y = y0 + HEAP_H - 2;
+    for (k = 0; k < S.rate.length; k++) {
+      var x0 = LABEL_W + k * HEAP_BAR;
+      var lo = Math.max(0, S.rate[k] - S.rateErr[k]), hi = S.rate[k] + S.rateErr[k];
+      cx.fillStyle = line;
+      if (S.rate[k] > 0) cx.fillRect(x0, y - h * S.rate[k] / top, HEAP_BAR - 1, h * S.rate[k] / top);
+      cx.fillStyle = band;
+      if (hi > 0) cx.fillRect(x0, y - h * hi / top, HEAP_BAR - 1, h * (hi - lo) / top);
+    }
+    cx.fillStyle = fg;
+    cx.fillText('alloc rate', 2, y0 + 12);
+    cx.fillText('\u2264 ' + fmtBytes(top) + '/s', 2, y0 + 26);
+    y0 += HEAP_H;
+    y = y0 + HEAP_H - 2;
+    top = 1;
+    for (x = 0; x < plot; x++) top = Math.max(top, S.live[x] + S.liveErr[x]);
+    cx.fillStyle = band;
+    for (x = 0; x < plot; x++) {
+      var a = Math.max(0, S.live[x] - S.liveErr[x]), b = S.live[x] + S.liveErr[x];
+      if (b > 0) cx.fillRect(LABEL_W + x, y - h * b / top, 1, h * (b - a) / top);
+    }
+    cx.fillStyle = line;
+    for (x = 0; x < plot; x++)
+      if (S.live[x] > 0) cx.fillRect(LABEL_W + x, y - h * S.live[x] / top, 1, Math.max(1.5, h * S.live[x] / top));
+    cx.fillStyle = fg;
+    cx.fillText('live heap', 2, y0 + 12);
+    cx.fillText('\u2264 ' + fmtBytes(top), 2, y0 + 26);
+  }
+
   function drawTimeline() {
     var box = $('timeline');
     if (!TL || !times.length) {
@@ -472,53 +654,74 @@
     $('timeline-section').hidden = !mainView;
     if (!mainView) return;
     var width = Math.max(300, box.clientWidth || 1200);
-    var ntr = D.tracks.length;
+    var ntr = D.tracks.length, rows = timelineRows();
+    var heapH = HEAP ? 2 * HEAP_H : 0;
+    var tracksH = rows.length * TRACK_H;
     var canvas = document.createElement('canvas');
     var ratio = window.devicePixelRatio || 1;
     canvas.width = width * ratio;
-    canvas.height = (ntr * TRACK_H + 14) * ratio;
-    canvas.style.height = (ntr * TRACK_H + 14) + 'px';
+    canvas.height = (tracksH + heapH + 14) * ratio;
+    canvas.style.height = (tracksH + heapH + 14) + 'px';
     var cx = canvas.getContext('2d');
     cx.scale(ratio, ratio);
     var css = getComputedStyle(document.documentElement);
     var fg = css.getPropertyValue('--fg'), run = css.getPropertyValue('--track');
+    var procColour = css.getPropertyValue('--proc');
     var blockedColour = css.getPropertyValue('--blocked');
     var plot = width - LABEL_W - 4;
-    var bins = [], bl = [], k, t;
+    var bins = [], bl = [], k, t, x;
     for (t = 0; t < ntr; t++) { bins.push(new Float64Array(plot)); bl.push(new Float64Array(plot)); }
     var blocked = {};
-    (TL.blocked || []).forEach(function (x) { blocked[x] = 1; });
+    (TL.blocked || []).forEach(function (b) { blocked[b] = 1; });
     for (k = 0; k < times.length; k++) {
-      var x = span > 0 ? Math.min(plot - 1, Math.floor(times[k] / span * (plot - 1))) : 0;
+      x = span > 0 ? Math.min(plot - 1, Math.floor(times[k] / span * (plot - 1))) : 0;
       /* Bars are weight per pixel: CPU time, or bytes allocated. */
       (blocked[k] ? bl : bins)[typeof TL.k === 'number' ? TL.k : TL.k[k]][x] +=
         sampleWeight(k);
     }
-    var maxBin = 1;
-    for (t = 0; t < ntr; t++)
-      for (x = 0; x < plot; x++) maxBin = Math.max(maxBin, bins[t][x] + bl[t][x]);
+    /* Each row its bins; threads share one scale, processes another. */
+    var rowBins = rows.map(function (r) {
+      if (r.tracks.length === 1) return [bins[r.tracks[0]], bl[r.tracks[0]]];
+      var v = new Float64Array(plot), b = new Float64Array(plot);
+      r.tracks.forEach(function (q) {
+        for (var z = 0; z < plot; z++) { v[z] += bins[q][z]; b[z] += bl[q][z]; }
+      });
+      return [v, b];
+    });
+    var maxBin = [1, 1];
+    rows.forEach(function (r, q) {
+      for (var z = 0; z < plot; z++)
+        maxBin[r.proc ? 1 : 0] = Math.max(maxBin[r.proc ? 1 : 0], rowBins[q][0][z] + rowBins[q][1][z]);
+    });
     cx.font = '11px system-ui, sans-serif';
-    for (t = 0; t < ntr; t++) {
-      var y = t * TRACK_H;
+    rows.forEach(function (r, q) {
+      var y = q * TRACK_H;
       cx.fillStyle = fg;
-      cx.fillText(trackLabel(t).slice(0, 28), 2, y + 12);
-      for (x = 0; x < plot; x++) {
-        var v = bins[t][x], b = bl[t][x];
+      cx.font = (r.proc ? 'bold ' : '') + '11px system-ui, sans-serif';
+      cx.fillText((r.proc ? '' : (rows.length > ntr ? '  ' : '')) + r.label.slice(0, 28), 2, y + 12);
+      for (var z = 0; z < plot; z++) {
+        var v = rowBins[q][0][z], b = rowBins[q][1][z];
         if (v) {
-          cx.fillStyle = run;
-          var h = Math.max(2, (TRACK_H - 3) * v / maxBin);
-          cx.fillRect(LABEL_W + x, y + TRACK_H - 1 - h, 1, h);
+          cx.fillStyle = r.proc ? procColour : run;
+          var h = Math.max(2, (TRACK_H - 3) * v / maxBin[r.proc ? 1 : 0]);
+          cx.fillRect(LABEL_W + z, y + TRACK_H - 1 - h, 1, h);
         }
         if (b) {
           cx.fillStyle = blockedColour;
-          cx.fillRect(LABEL_W + x, y + 2, 1, 3);
+          cx.fillRect(LABEL_W + z, y + 2, 1, 3);
         }
       }
+    });
+    cx.font = '11px system-ui, sans-serif';
+    if (HEAP) {
+      computeHeap(plot);
+      drawHeap(cx, tracksH, plot, css);
     }
     cx.fillStyle = fg;
-    cx.fillText('0 s', LABEL_W, ntr * TRACK_H + 11);
+    var yAxis = tracksH + heapH + 11;
+    cx.fillText('0 s', LABEL_W, yAxis);
     var end = (span / 1e6).toFixed(3) + ' s';
-    cx.fillText(end, width - 4 - cx.measureText(end).width, ntr * TRACK_H + 11);
+    cx.fillText(end, width - 4 - cx.measureText(end).width, yAxis);
     box.textContent = '';
     box.appendChild(canvas);
     var sel = el('div', null, 'sel');
@@ -529,6 +732,42 @@
     }
     box.appendChild(sel);
     box._plot = plot;
+    box._rows = rows;
+    box._bins = rowBins;
+  }
+
+  /* What the timeline shows at a point: the row's weight in that pixel,
+   * and the heap's figures there. */
+  function timelineHover(e) {
+    var box = $('timeline');
+    if (!box._plot) return;
+    var r = box.getBoundingClientRect();
+    var x = Math.floor(e.clientX - r.left - LABEL_W), y = e.clientY - r.top;
+    if (x < 0 || x >= box._plot) { $('timeline-details').textContent = ''; return; }
+    var t = timeAt(e.clientX), parts = [(t / 1e6).toFixed(3) + ' s'];
+    var q = Math.floor(y / TRACK_H);
+    if (q >= 0 && q < box._rows.length)
+      parts.push(box._rows[q].label + ': ' + fmtWeight(box._bins[q][0][x] + box._bins[q][1][x]) +
+                 ' in this pixel');
+    if (HEAP && heapSeries) {
+      var S = heapSeries, bar = Math.floor(x / HEAP_BAR);
+      parts.push('allocation rate ' + fmtBytes(S.rate[bar]) + '/s \u00b1 ' +
+                 fmtBytes(S.rateErr[bar]) + '/s');
+      parts.push('live heap ' + fmtBytes(S.live[x]) + ' \u00b1 ' + fmtBytes(S.liveErr[x]) +
+                 ' (95%)');
+    }
+    $('timeline-details').textContent = parts.join(' \u00b7 ');
+  }
+
+  /* The heap in a range: allocated in it, live at its ends. */
+  function heapRangeText(a, b) {
+    var al = heapAllocated(a, b), la = heapAt(a), lb = heapAt(b);
+    var ci = function (v) { return fmtBytes(1.96 * Math.sqrt(v[1])); };
+    st.heapRange = { allocated: al[0], allocatedErr: 1.96 * Math.sqrt(al[1]),
+                     liveStart: la[0], liveEnd: lb[0] };
+    return '; allocated ' + fmtBytes(al[0]) + ' \u00b1 ' + ci(al) + ', live heap ' +
+      fmtBytes(la[0]) + ' \u00b1 ' + ci(la) + ' at its start, ' + fmtBytes(lb[0]) +
+      ' \u00b1 ' + ci(lb) + ' at its end (95%)';
   }
 
   function timeAt(clientX) {
@@ -553,8 +792,10 @@
     if (st.zoom && !(st.total[st.zoom] > 0)) st.zoom = 0;
     if (!(st.total[st.focus] > 0)) st.focus = st.zoom;
     var r = $('range');
+    st.heapRange = null;
     r.textContent = st.range ? 'range ' + (st.range[0] / 1e6).toFixed(3) + ' s to ' +
-      (st.range[1] / 1e6).toFixed(3) + ' s: ' + fmtWeight(whole()) : '';
+      (st.range[1] / 1e6).toFixed(3) + ' s: ' + fmtWeight(whole()) +
+      (HEAP ? heapRangeText(st.range[0], st.range[1]) : '') : '';
     render();
   }
 
@@ -568,6 +809,8 @@
       start = null;
     });
     box.addEventListener('dblclick', function () { setRange(null); });
+    box.addEventListener('mousemove', timelineHover);
+    box.addEventListener('mouseleave', function () { $('timeline-details').textContent = ''; });
     box.addEventListener('keydown', function (e) {
       var step = span / 50;
       var r = st.range ? st.range.slice() : [0, span];
@@ -581,10 +824,173 @@
     });
   }
 
+  /* --- processes -------------------------------------------------- */
+
+  /* The process images of a merged run as a tree: each under its parent
+   * (the program that exec'd it, or the process that forked it), with the
+   * samples and weight the page has of it. */
+  function drawProcesses() {
+    var P = D.processes || [];
+    if (P.length < 2) return;
+    $('processes-section').hidden = false;
+    var cnt = new Float64Array(P.length), wt = new Float64Array(P.length), k;
+    for (k = 0; TL && k < times.length; k++) {
+      var sp = D.tracks[typeof TL.k === 'number' ? TL.k : TL.k[k]][0];
+      cnt[sp]++;
+      wt[sp] += sampleWeight(k);
+    }
+    var kidsP = P.map(function () { return []; }), order = [], seen = {};
+    P.forEach(function (p, q) {
+      if (p[2] >= 0 && p[2] < P.length && p[2] !== q) kidsP[p[2]].push(q);
+    });
+    var visit = function (q, depth) {
+      if (seen[q]) return;
+      seen[q] = 1;
+      order.push([q, depth]);
+      kidsP[q].forEach(function (c) { visit(c, depth + 1); });
+    };
+    P.forEach(function (p, q) { if (!(p[2] >= 0)) visit(q, 0); });
+    P.forEach(function (p, q) { visit(q, 0); });
+    var table = $('processes'), head = el('tr');
+    ['PID', 'Parent', 'Samples', SPACE ? 'Bytes' : 'CPU', 'Ended', 'Command'].forEach(function (h) {
+      var th = el('th', h);
+      th.setAttribute('scope', 'col');
+      head.appendChild(th);
+    });
+    table.tHead.textContent = '';
+    table.tHead.appendChild(head);
+    var body = table.tBodies[0];
+    body.textContent = '';
+    order.forEach(function (o) {
+      var p = P[o[0]], d = o[1], tr = el('tr');
+      tr.setAttribute('data-pid', p[0]);
+      tr.setAttribute('data-depth', d);
+      tr.setAttribute('aria-level', d + 1);
+      tr.appendChild(el('td', '\u00a0'.repeat(3 * d) + (d ? '\u2514\u00a0' : '') + p[0]));
+      tr.appendChild(el('td', String(p[1])));
+      tr.appendChild(el('td', String(cnt[o[0]])));
+      tr.appendChild(el('td', fmtWeight(wt[o[0]])));
+      tr.appendChild(el('td', p[5] ? 'yes' : 'no (running or killed)'));
+      tr.appendChild(el('td', p[4] || p[3] || '?', 'cmd'));
+      body.appendChild(tr);
+    });
+  }
+
+  /* --- a comparison (--diff) ---------------------------------------- */
+
+  function diffFig(row, v, sign) {
+    var u = DIFF.unit, s;
+    if (v === null || v === undefined) return '';
+    if (row.kind === 'calls') s = String(Math.round(Math.abs(v)));
+    else if (u === 'fraction') s = (100 * Math.abs(v)).toFixed(3) + '%';
+    else if (u === 'bytes') s = fmtBytes(Math.abs(v));
+    else if (u === 'seconds') s = Math.abs(v).toFixed(3) + ' s';
+    else s = Math.abs(v).toPrecision(4) + (u === 'bytes per call' ? ' B/call' : ' s/call');
+    return (v < 0 ? (sign ? '\u2212' : '-') : sign ? '+' : '') + s;
+  }
+
+  function funcByLabel(label) {
+    for (var f = 0; f < FUNCS.length; f++) if (FUNCS[f][0] === label) return f;
+    return -1;
+  }
+
+  function drawDiffTable(id, rows) {
+    var table = $(id), head = el('tr');
+    var metric = DIFF.metric;
+    ['Function', 'Base self', 'New self', 'Base total', 'New total',
+     'Change (' + metric + ')', '\u00b195%', 'Change %', 'p', ''].forEach(function (h) {
+      var th = el('th', h);
+      th.setAttribute('scope', 'col');
+      head.appendChild(th);
+    });
+    table.tHead.textContent = '';
+    table.tHead.appendChild(head);
+    var body = table.tBodies[0];
+    body.textContent = '';
+    rows.forEach(function (r) {
+      var tr = el('tr'), f = funcByLabel(r.name);
+      tr.tabIndex = 0;
+      tr.setAttribute('data-name', r.name);
+      if (f >= 0) tr.setAttribute('data-func', f);
+      if (f >= 0 && f === st.selected) tr.className = 'selected';
+      tr.appendChild(el('td', r.name + (r.kind === 'calls' ? ' (exact)' : '')));
+      tr.appendChild(el('td', diffFig(r, r.base.self)));
+      tr.appendChild(el('td', diffFig(r, r.new.self)));
+      tr.appendChild(el('td', diffFig(r, r.base.total)));
+      tr.appendChild(el('td', diffFig(r, r.new.total)));
+      tr.appendChild(el('td', diffFig(r, r.change, true)));
+      tr.appendChild(el('td', diffFig(r, (r.interval[1] - r.interval[0]) / 2)));
+      tr.appendChild(el('td', r.change_pct === null ? 'new' :
+                        (r.change_pct >= 0 ? '+' : '') + r.change_pct.toFixed(1) + '%'));
+      tr.appendChild(el('td', r.p < 1e-4 ? '<0.0001' : r.p.toFixed(4)));
+      tr.appendChild(el('td', r.failed ? 'FAIL' : r.inherited ? '(from callees)' : '',
+                        r.failed ? 'fail' : null));
+      body.appendChild(tr);
+    });
+    if (!rows.length) {
+      var tr = el('tr'), td = el('td', '(none)', 'note');
+      td.colSpan = 10;
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+  }
+
+  function drawDiff() {
+    if (!DIFF) return;
+    drawDiffTable('diff-regressions', DIFF.regressions);
+    drawDiffTable('diff-improvements', DIFF.improvements);
+    drawDiffTable('diff-unchanged', DIFF.unchanged);
+  }
+
+  function diffLegend() {
+    $('diff-legend').textContent = 'Frames: the new runs\' calling-context tree (mean per run), ' +
+      'coloured by the change of each frame\'s ' + diffBy + ' against the base: red grew, ' +
+      'blue shrank, white unchanged; the deepest colour is the largest change, ' +
+      fmtDelta(maxDelta).slice(1) + '. Code that ran in the base only has no frame ' +
+      '(see the tables). Hover for base, new and change.';
+  }
+
+  function setupDiff() {
+    if (!DIFF) return;
+    $('tables').hidden = true;
+    $('timeline-section').hidden = true;
+    $('flame').classList.add('diff');
+    $('diff-tables').hidden = false;
+    $('diff-by-label').hidden = false;
+    $('diff-legend').hidden = false;
+    var v = DIFF.verdict;
+    $('diff-verdict').textContent = v.status === 'fail' ?
+      'FAIL: ' + v.failed.join(', ') : 'pass: ' + DIFF.regressions.length +
+      ' regressions, ' + DIFF.improvements.length + ' improvements';
+    $('diff-test').textContent = 'Figures in ' +
+      (DIFF.unit === 'fraction' ? 'shares' : DIFF.unit) + ' (normalize: ' + DIFF.normalize +
+      '), mean per run. Test: two-sided Welch t of each change, ' + (100 * DIFF.test.alpha) +
+      '% family-wise over ' + DIFF.test.comparisons + ' comparisons (Bonferroni).';
+    $('diff-by').addEventListener('change', function (e) {
+      diffBy = e.target.value;
+      diffScale();
+      diffLegend();
+      drawFlame();
+    });
+    ['diff-regressions', 'diff-improvements', 'diff-unchanged'].forEach(function (id) {
+      var t = $(id).tBodies[0];
+      t.addEventListener('click', pickRow);
+      t.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { pickRow(e); e.preventDefault(); }
+      });
+    });
+    diffScale();
+    diffLegend();
+  }
+
   /* --- the page ---------------------------------------------------- */
 
   function render() {
     drawFlame();
+    if (DIFF) {
+      drawDiff();
+      return;
+    }
     drawFlat();
     drawGraph();
     drawTimeline();
@@ -592,6 +998,16 @@
 
   function summary() {
     var parts = [];
+    if (DIFF) {
+      parts.push('comparison of ' + D.kind + ' profiles' + (DIFF.view ? ' (' + DIFF.view + ')' : ''));
+      parts.push('base: ' + DIFF.base.spools.join(' ') + ', ' + DIFF.base.samples + ' samples');
+      parts.push('new: ' + DIFF.new.spools.join(' ') + ', ' + DIFF.new.samples + ' samples');
+      parts.push('verdict: ' + DIFF.verdict.status);
+      $('summary').textContent = parts.join(' \u00b7 ');
+      $('title').textContent = 'profanalyze --diff: ' + (D.title || '');
+      document.title = 'profanalyze --diff: ' + (D.title || 'report');
+      return;
+    }
     if (D.exe) parts.push(D.exe);
     parts.push(SPACE ? 'space profile (' + D.view + ')' : 'time profile' +
                (D.clock ? ' (' + D.clock + ' clock)' : ''));
@@ -720,12 +1136,19 @@
     zoom: zoomTo,
     search: function (s) { $('search').value = s; st.search = s || null; drawFlame(); },
     range: function (a, b) { setRange(a, b); },
-    view: function (k) { useView(k); }
+    view: function (k) { useView(k); },
+    heap: function () { return heapSeries; },
+    heapAt: function (t) { return HEAP ? heapAt(t) : null; },
+    heapAllocated: function (a, b) { return HEAP ? heapAllocated(a, b) : null; },
+    diffBy: function (by) { $('diff-by').value = by; diffBy = by; diffScale(); diffLegend(); drawFlame(); }
   };
 
   summary();
   computeWhole();
   setupViews();
+  setupDiff();
+  $('heap-note').hidden = !HEAP;
   events();
+  drawProcesses();
   render();
 })();
