@@ -459,6 +459,9 @@ collect(struct annotate *a)
 	struct loader_opts lo = *a->o.load;
 	lo.sample_hook = on_sample;
 	lo.sample_hook_arg = a;
+	/* One frame per PC (loader_sample), as the report's profile was
+	 * read (main.c): the listings show inlined code themselves. */
+	lo.resolve.no_inline = true;
 	int ret = 0;
 	/* The first read gave the warnings about these spools. */
 	diag_set_quiet(true);

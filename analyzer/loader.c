@@ -488,9 +488,11 @@ pseudo_func(struct load *l, uint32_t *slot, const char *name, uint32_t flags)
 	return *slot;
 }
 
-/* Resolves a sample's PCs into l->stack, outermost caller first. A stack
- * known to be cut short starts with a pseudo function, so its partial
- * paths do not pass for complete ones in the tree. Returns the length. */
+/* Resolves a sample's PCs into l->stack, outermost caller first, a PC in
+ * inlined code giving a frame per inlined call after its function's
+ * (resolver_frames). A stack known to be cut short starts with a pseudo
+ * function, so its partial paths do not pass for complete ones in the
+ * tree. Returns the length. */
 static size_t
 build_stack(struct load *l, const struct spool_sample *s)
 {
@@ -509,15 +511,30 @@ build_stack(struct load *l, const struct spool_sample *s)
 					    PROFILE_FUNC_UNNAMED);
 		return n;
 	}
-	for (uint32_t i = s->depth; i-- > 0;)
-		l->stack[n++] = resolver_pc(l->res, spool_sample_pc(s, i),
-					    s->time_ns, i > 0);
+	for (uint32_t i = s->depth; i-- > 0;) {
+		size_t k;
+		const uint32_t *fr = resolver_frames(l->res,
+						     spool_sample_pc(s, i),
+						     s->time_ns, i > 0, &k);
+		if (k == 1) {
+			l->stack[n++] = fr[0];
+			continue;
+		}
+		/* Room for the PCs still to come, one frame each. */
+		xgrow(&l->stack, &l->stack_cap, n + k + i + 1,
+		      sizeof(*l->stack));
+		memcpy(l->stack + n, fr, k * sizeof(*fr));
+		n += k;
+	}
 	return n;
 }
 
 /* A CALL_ARCS record of a wanted thread: each arc's callee is resolved
  * from its entry address (not a return address), its caller from the
- * return address into it, at the time the record was written. */
+ * return address into it, at the time the record was written. Both are
+ * functions of symbols, never inlined frames: the hooks of an inlined
+ * function are called from its inlined code, whose innermost frame is
+ * itself. */
 static void
 take_arcs(struct load *l, const struct spool_rec *r,
 	  const struct loader_opts *opts)

@@ -22,10 +22,12 @@ struct modmap;
 struct space_log;
 
 /* One sample as the profile takes it, for the views that need its PCs
- * (annotate.h). PC i of s (spool_sample_pc, 0 the leaf) is function
- * stack[n - 1 - i] of prof, for i < s->depth; stack is root first and
- * may start with a marker of a cut stack. map places the PCs in module
- * instances at s->time_ns. All valid during the call only. */
+ * (annotate.h). With resolve.no_inline, PC i of s (spool_sample_pc, 0
+ * the leaf) is function stack[n - 1 - i] of prof, for i < s->depth;
+ * without, a PC in inlined code has several frames (resolver_frames).
+ * stack is root first and may start with a marker of a cut stack. map
+ * places the PCs in module instances at s->time_ns. All valid during
+ * the call only. */
 struct loader_sample {
 	const struct profile *prof;
 	const struct modmap *map;

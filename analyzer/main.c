@@ -76,6 +76,7 @@ enum report_kind {
 #define GIVEN_THRESHOLD 0x40u
 #define GIVEN_DIFF 0x80u      /* options of --diff only */
 #define GIVEN_NODE_COUNT 0x100u
+#define GIVEN_INLINE 0x200u   /* --inline */
 
 struct options {
 	enum report_kind report;
@@ -134,6 +135,8 @@ enum {
 	OPT_SHOW_ALL,
 	OPT_NO_DEMANGLE,
 	OPT_LINES,
+	OPT_INLINE,
+	OPT_NO_INLINE,
 	OPT_ERROR_BARS,
 	OPT_DEBUG_DIR,
 	OPT_VERSION,
@@ -319,6 +322,12 @@ static const char usage_text[] =
 	"      --no-demangle      show C++ names as the symbol table has them\n"
 	"      --lines            split functions by source line "
 	"(file.c:LINE)\n"
+	"      --inline           show code the compiler inlined as frames "
+	"of its own,\n"
+	"                         marked [inlined] (default, in modules "
+	"with DWARF)\n"
+	"      --no-inline        charge inlined code to the function that "
+	"holds it\n"
 	"      --error-bars       add each share's 95% interval: a column "
 	"after the\n"
 	"                         flat report's % Time and the graph's "
@@ -433,6 +442,8 @@ static const struct option long_opts[] = {
 	{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "error-bars", no_argument, NULL, OPT_ERROR_BARS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "output", required_argument, NULL, 'o' },
@@ -695,6 +706,17 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 				    "profanalyze lacks");
 		o->load.resolve.lines = true;
 		break;
+	case OPT_INLINE:
+		if (!srcline_available())
+			usage_error("--inline needs libdw, which this build of "
+				    "profanalyze lacks");
+		o->load.resolve.no_inline = false;
+		o->given |= GIVEN_INLINE;
+		break;
+	case OPT_NO_INLINE:
+		o->load.resolve.no_inline = true;
+		o->given &= ~GIVEN_INLINE;
+		break;
 	case OPT_DEBUG_DIR:
 		o->load.resolve.debug_root = optarg;
 		break;
@@ -811,6 +833,9 @@ check_applies(const struct options *o)
 	if (o->report == REPORT_ANNOTATE && o->load.resolve.lines)
 		usage_error("--lines does not apply to --disassemble and "
 			    "--list, which show source lines of their own");
+	if (o->report == REPORT_ANNOTATE && (o->given & GIVEN_INLINE))
+		usage_error("--inline does not apply to --disassemble and "
+			    "--list, which show inlined calls of their own");
 	if (o->report != REPORT_ANNOTATE && (o->ndisassemble || o->nlist))
 		usage_error("--disassemble and --list are reports of their "
 			    "own: they do not go with another report");
@@ -859,6 +884,10 @@ parse_args(struct options *o, int argc, char **argv)
 		usage_error("--format: '%s' is none of %s", o->format_arg,
 			    export_names());
 	check_applies(o);
+	/* Their functions are the symbols' (annotate.c reads the spools
+	 * again, one frame per PC). */
+	if (o->report == REPORT_ANNOTATE)
+		o->load.resolve.no_inline = true;
 	if (o->diff)
 		diff_operands(o, argc, argv);
 	/* A view asks for the space profile. */

@@ -48,7 +48,8 @@ static bool
 same_func(const struct profile *a, const struct profile_func *fa,
 	  const struct profile *b, const struct profile_func *fb)
 {
-	const uint32_t kind = PROFILE_FUNC_UNNAMED | PROFILE_FUNC_PSEUDO;
+	const uint32_t kind = PROFILE_FUNC_UNNAMED | PROFILE_FUNC_PSEUDO |
+			      PROFILE_FUNC_INLINED;
 	return fa->addr == fb->addr && fa->line == fb->line &&
 	       (fa->flags & kind) == (fb->flags & kind) &&
 	       strcmp(fa->name, fb->name) == 0 &&
@@ -81,7 +82,8 @@ intern(struct merge *m, const struct profile *src, uint32_t id)
 	}
 	uint32_t k = profile_add_func(d, mod, f->name, f->addr,
 				      f->flags & (PROFILE_FUNC_UNNAMED |
-						  PROFILE_FUNC_PSEUDO));
+						  PROFILE_FUNC_PSEUDO |
+						  PROFILE_FUNC_INLINED));
 	if (f->file)
 		profile_func_set_source(d, k, f->file, f->line);
 	if (f->version)

@@ -417,6 +417,9 @@ struct pcprof *pcprof_read(const struct pcprof_opts *o) {
   pc->st->o = o;
   lo.sample_hook = on_sample;
   lo.sample_hook_arg = pc;
+  /* One frame per PC (loader_sample): a location's inlined calls are
+   * its lines. */
+  lo.resolve.no_inline = true;
   /* The first read gave the warnings about these spools. */
   diag_set_quiet(true);
   for (size_t i = 0; i < o->npaths && !ret; i++) {

@@ -394,10 +394,21 @@ qualified_label(const struct profile *p, uint32_t f, bool same_module)
 	const struct profile_func *fn = &p->funcs[f];
 	const char *mod = profile_func_module(p, f);
 	const char *base = mod ? base_name(mod) : "?";
+	const char *mark = fn->flags & PROFILE_FUNC_INLINED ?
+				   PROFILE_INLINED_MARK : "";
 	if (same_module)
-		return xasprintf("%s (%s+0x%llx)", fn->name, base,
-				 (unsigned long long)fn->addr);
-	return xasprintf("%s (%s)", fn->name, base);
+		return xasprintf("%s (%s+0x%llx)%s", fn->name, base,
+				 (unsigned long long)fn->addr, mark);
+	return xasprintf("%s (%s)%s", fn->name, base, mark);
+}
+
+/* The hash that groups functions of one name for their labels; an
+ * inlined function's label is never an outlined one's. */
+static uint64_t
+label_hash(const struct profile_func *f)
+{
+	return hmap_hash_str(HMAP_HASH_INIT, f->name) ^
+	       (f->flags & PROFILE_FUNC_INLINED ? 1 : 0);
 }
 
 /* Gives every function a label unique in the profile, so the text reports
@@ -418,7 +429,7 @@ make_labels(struct profile *p)
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		if (p->funcs[i].flags & PROFILE_FUNC_HIDDEN)
 			continue;
-		uint64_t h = hmap_hash_str(HMAP_HASH_INIT, p->funcs[i].name);
+		uint64_t h = label_hash(&p->funcs[i]);
 		next[i] = hmap_get(&heads, h, &v) ? (uint32_t)v - 1
 						   : PROFILE_NONE;
 		hmap_put(&heads, h, i + 1);
@@ -431,18 +442,25 @@ make_labels(struct profile *p)
 			f->label = f->name;
 			continue;
 		}
-		hmap_get(&heads, hmap_hash_str(HMAP_HASH_INIT, f->name), &v);
+		uint32_t inl = f->flags & PROFILE_FUNC_INLINED;
+		hmap_get(&heads, label_hash(f), &v);
 		size_t same = 0;
 		bool shared_mod = false;
 		for (uint32_t k = (uint32_t)v - 1; k != PROFILE_NONE;
 		     k = next[k]) {
-			if (k == i || strcmp(p->funcs[k].name, f->name) != 0)
+			if (k == i || strcmp(p->funcs[k].name, f->name) != 0 ||
+			    (p->funcs[k].flags & PROFILE_FUNC_INLINED) != inl)
 				continue;
 			same++;
 			shared_mod |= p->funcs[k].module == f->module;
 		}
-		f->label = same ? qualified_label(p, (uint32_t)i, shared_mod)
-				: f->name;
+		if (same)
+			f->label = qualified_label(p, (uint32_t)i, shared_mod);
+		else if (inl)
+			f->label = xasprintf("%s" PROFILE_INLINED_MARK,
+					     f->name);
+		else
+			f->label = f->name;
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct profile_func *f = &p->funcs[i];
@@ -832,7 +850,8 @@ copy_frame(const struct profile *src, bool share_names)
 				 f->flags & (PROFILE_FUNC_UNNAMED |
 					     PROFILE_FUNC_PSEUDO |
 					     PROFILE_FUNC_HIDDEN |
-					     PROFILE_FUNC_ELLIPSIS));
+					     PROFILE_FUNC_ELLIPSIS |
+					     PROFILE_FUNC_INLINED));
 		if (f->file)
 			profile_func_set_source(d, id, f->file, f->line);
 		if (f->version)

@@ -44,6 +44,8 @@
 #include "spool.h"
 
 #define PROFILE_NONE UINT32_MAX
+/* What the labels of inlined functions end with. */
+#define PROFILE_INLINED_MARK " [inlined]"
 #define PROFILE_ROOT 0u /* node index of the tree's root */
 
 enum profile_kind {
@@ -79,6 +81,9 @@ struct profile_space {
 /* profile_func.flags */
 #define PROFILE_FUNC_UNNAMED 0x1u /* no symbol: module+offset or address */
 #define PROFILE_FUNC_PSEUDO 0x2u  /* a marker in the tree, not code */
+#define PROFILE_FUNC_INLINED 0x80u /* code inlined into its caller, a frame
+				    * of its own by the DWARF (resolve.h);
+				    * its label ends in " [inlined]" */
 /* Set by profile_collapse(): */
 #define PROFILE_FUNC_HIDDEN 0x4u   /* removed from the tree */
 #define PROFILE_FUNC_ELLIPSIS 0x8u /* "...": hidden code no displayed
@@ -105,7 +110,8 @@ struct profile_func {
 	char *version;
 	/* Filled by profile_finish(): */
 	char *label;     /* name made unique among all functions (name
-			  * itself when it is; owned by the profile) */
+			  * itself when it is; owned by the profile), with
+			  * PROFILE_INLINED_MARK after it when inlined */
 	/* The label as the text reports print it, control characters as
 	 * \xNN (textesc.h); the label itself when it has none. */
 	char *text;

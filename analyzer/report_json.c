@@ -259,6 +259,10 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 		json_key(j, "symbol_version");
 		json_string(j, f->version);
 	}
+	if (f->flags & PROFILE_FUNC_INLINED) { /* --inline */
+		json_key(j, "inlined");
+		json_bool(j, true);
+	}
 	key_weight(j, p, "self", "self", (double)f->self);
 	key_weight(j, p, "total", "total", (double)f->total);
 	json_key(j, "self_pct");

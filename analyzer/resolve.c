@@ -15,6 +15,13 @@
  * tables give it (ehframe.h), so a stripped binary's static functions
  * are one row each, "module+0xSTART"; only a PC no FDE covers keeps its
  * own offset.
+ *
+ * A PC in inlined code resolves to several frames (resolve.h): the
+ * cache then holds, in place of a function id, FRAMES_TAG with the
+ * place of the frames in one pool of function ids. The inlined
+ * functions of a file are found by their DWARF name (the linkage name
+ * when there is one), with lines by (name, file, line), in a third map
+ * like the one of the functions split by line.
  */
 #include "resolve.h"
 
@@ -33,10 +40,25 @@
 
 #define UNNAMED_KEY (1ull << 63)
 
+/* A cached PC whose value is not a function id but frames in the pool:
+ * FRAMES_TAG | offset << 8 | count. */
+#define FRAMES_TAG (1ull << 63)
+/* Inlined calls kept per PC, the innermost ones (deeper nests lose
+ * their outermost inlined calls). */
+#define MAX_INLINE 32
+
 /* One function of a file split by line (see the top of the file). */
 struct linefunc {
 	uint64_t sym;
 	const char *file; /* owned by the file's srcline */
+	unsigned line;
+	uint32_t func;
+};
+
+/* One inlined function of a file (see the top of the file). */
+struct inlfunc {
+	const char *key;  /* its DWARF name (owned by the file's srcline) */
+	const char *file; /* with lines, else NULL */
 	unsigned line;
 	uint32_t func;
 };
@@ -56,6 +78,9 @@ struct rfile {
 	struct hmap line_index; /* hash -> index into linefuncs */
 	struct linefunc *linefuncs;
 	size_t nlinefuncs, linefuncs_cap;
+	struct hmap inl_index; /* hash -> index into inlfuncs */
+	struct inlfunc *inlfuncs;
+	size_t ninlfuncs, inlfuncs_cap;
 };
 
 struct resolver {
@@ -69,6 +94,11 @@ struct resolver {
 	 * since most system libraries have none. */
 	const char **no_dwarf;
 	size_t nno_dwarf, no_dwarf_cap;
+	/* The frames of PCs in inlined code, outermost first (FRAMES_TAG),
+	 * and the one frame resolver_frames() returns for the others. */
+	uint32_t *pool;
+	size_t npool, pool_cap;
+	uint32_t one;
 };
 
 struct resolver *
@@ -98,11 +128,14 @@ resolver_free(struct resolver *r)
 		hmap_ids_free(&f->funcs);
 		hmap_free(&f->line_index);
 		free(f->linefuncs);
+		hmap_free(&f->inl_index);
+		free(f->inlfuncs);
 	}
 	for (size_t i = 0; i < 2 * r->map->ninst; i++)
 		hmap_free(&r->pc_cache[i]);
 	hmap_ids_free(&r->no_module);
 	free(r->no_dwarf);
+	free(r->pool);
 	free(r->files);
 	free(r->pc_cache);
 	free(r);
@@ -159,6 +192,18 @@ load_exe_for_empty_path(struct resolver *r, const struct modmap_file *mf,
 	return elfsym_load(exe, o, &why);
 }
 
+/* Whether the files' DWARF is read: for lines, or for inlined frames
+ * (which a build without libdw cannot give: no debug file is looked
+ * for then). */
+static bool
+want_dwarf(const struct resolver *r)
+{
+	return r->opts.lines || (!r->opts.no_inline && srcline_available());
+}
+
+/* The DWARF of f, when want_dwarf(). Only lines are promised: a file
+ * without DWARF, or whose DWARF cannot be read, is warned about only
+ * when they were asked for. */
 static void
 open_lines(struct resolver *r, struct rfile *f)
 {
@@ -166,13 +211,15 @@ open_lines(struct resolver *r, struct rfile *f)
 	char why[256];
 
 	if (!dw) {
+		if (!r->opts.lines)
+			return;
 		xgrow(&r->no_dwarf, &r->no_dwarf_cap, r->nno_dwarf + 1,
 		      sizeof(*r->no_dwarf));
 		r->no_dwarf[r->nno_dwarf++] = f->path;
 		return;
 	}
 	f->lines = srcline_open(dw, why, sizeof(why));
-	if (!f->lines) {
+	if (!f->lines && r->opts.lines) {
 		char *what = xasprintf("no line information (%s: %s)", dw, why);
 		warn_file(f, what, "its frames show function names only");
 		free(what);
@@ -202,7 +249,7 @@ load_file(struct resolver *r, struct rfile *f, const struct modmap_file *mf,
 		diag_warn("%s: %s", f->path, elfsym_note(f->syms));
 	/* An image (the vdso) has DWARF only when a debug file was found
 	 * for it by build-id; it is not listed as lacking it otherwise. */
-	if (r->opts.lines && (!mf->image || elfsym_dwarf_path(f->syms)))
+	if (want_dwarf(r) && (!mf->image || elfsym_dwarf_path(f->syms)))
 		open_lines(r, f);
 }
 
@@ -215,7 +262,7 @@ open_file(struct resolver *r, uint32_t idx)
 		.build_id = mf->build_id,
 		.build_id_len = mf->build_id_len,
 		.debug_root = r->opts.debug_root,
-		.want_dwarf = r->opts.lines,
+		.want_dwarf = want_dwarf(r),
 	};
 
 	if (f->opened)
@@ -228,7 +275,7 @@ open_file(struct resolver *r, uint32_t idx)
 	profile_module_set_build_id(r->prof, f->pmodule, mf->build_id,
 				    mf->build_id_len);
 	f->no_file = !mf->image && (f->path[0] == '\0' || f->path[0] == '[');
-	if (f->syms && r->opts.lines)
+	if (f->syms && want_dwarf(r))
 		open_lines(r, f);
 	else if (!f->no_file && !f->syms)
 		load_file(r, f, mf, &o);
@@ -372,6 +419,118 @@ line_func(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
 	return fn;
 }
 
+static uint64_t
+inl_hash(const char *key, const char *file, unsigned line)
+{
+	uint64_t h = hmap_hash_str(HMAP_HASH_INIT ^ ((uint64_t)line << 40),
+				   key);
+	return file ? hmap_hash_str(h ^ 1, file) : h;
+}
+
+/* The name an inlined function is shown by: its linkage name demangled
+ * (C++: the qualified name with its parameters, as its symbol's would
+ * be), else its DWARF name. A new string the caller frees. */
+static char *
+inline_name(const struct resolver *r, const struct srcline_inline *in)
+{
+	char *nice = NULL;
+	if (in->linkage && !r->opts.no_demangle)
+		nice = demangle_name(in->linkage);
+	if (nice)
+		return nice;
+	return xstrdup(in->linkage ? in->linkage : in->name);
+}
+
+/* The function of an inlined call, made once per file and name, and
+ * with lines once per (name, file, line): "name" or "name (file:line)",
+ * flagged PROFILE_FUNC_INLINED. file is NULL without lines. */
+static uint32_t
+inline_func(struct resolver *r, struct rfile *f,
+	    const struct srcline_inline *in, const char *file, unsigned line)
+{
+	const char *key = in->linkage ? in->linkage : in->name;
+	uint64_t idx, h0 = inl_hash(key, file, line);
+	for (uint64_t h = h0; hmap_get(&f->inl_index, h, &idx); h++) {
+		const struct inlfunc *e = &f->inlfuncs[idx];
+		if (e->line == line && strcmp(e->key, key) == 0 &&
+		    (file ? e->file && strcmp(e->file, file) == 0 : !e->file))
+			return e->func;
+	}
+	char *plain = inline_name(r, in);
+	char *name = file ? xasprintf("%s (%s:%u)", plain, base_name(file),
+				      line)
+			  : plain;
+	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, 0,
+				       PROFILE_FUNC_INLINED);
+	if (file)
+		profile_func_set_source(r->prof, fn, file, line);
+	if (name != plain)
+		free(name);
+	free(plain);
+	xgrow(&f->inlfuncs, &f->inlfuncs_cap, f->ninlfuncs + 1,
+	      sizeof(*f->inlfuncs));
+	f->inlfuncs[f->ninlfuncs] = (struct inlfunc){
+		.key = key, .file = file, .line = line, .func = fn,
+	};
+	uint64_t h = h0;
+	while (hmap_get(&f->inl_index, h, &idx))
+		h++;
+	hmap_put(&f->inl_index, h, f->ninlfuncs++);
+	return fn;
+}
+
+/* Whether the DWARF says where an inlined call was made. */
+static bool
+call_known(const struct srcline_inline *in)
+{
+	return in->call_line && strcmp(in->call_file, "?") != 0;
+}
+
+/* The frames of a PC of symbol s at elf_addr in f: a function id, or
+ * FRAMES_TAG and the frames in the pool when the PC is in inlined code.
+ * With lines, each frame is split at the line it is at (resolve.h). */
+static uint64_t
+named_frames(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
+	     uint64_t elf_addr)
+{
+	struct srcline_inline inl[MAX_INLINE];
+	const char *file = NULL;
+	unsigned line = 0;
+	size_t nin = 0;
+
+	if (r->opts.lines && f->lines &&
+	    !srcline_lookup(f->lines, elf_addr, &file, &line))
+		file = NULL;
+	if (!r->opts.no_inline && f->lines)
+		nin = srcline_inlines(f->lines, elf_addr, inl, MAX_INLINE);
+	if (!nin)
+		return file ? line_func(r, f, s, file, line)
+			    : file_func(r, f, s->addr, s->name, s->addr);
+	/* The function of the symbol, at its call of the outermost. */
+	const struct srcline_inline *out = &inl[nin - 1];
+	uint32_t outer = r->opts.lines && call_known(out)
+				 ? line_func(r, f, s, out->call_file,
+					     out->call_line)
+				 : file_func(r, f, s->addr, s->name, s->addr);
+	size_t at = r->npool;
+	xgrow(&r->pool, &r->pool_cap, at + nin + 1, sizeof(*r->pool));
+	r->pool[at] = outer;
+	for (size_t j = nin; j-- > 0;) {
+		const char *lf = NULL;
+		unsigned ll = 0;
+		if (r->opts.lines && j > 0 && call_known(&inl[j - 1])) {
+			lf = inl[j - 1].call_file;
+			ll = inl[j - 1].call_line;
+		} else if (r->opts.lines && j == 0 && file) {
+			lf = file;
+			ll = line;
+		}
+		r->pool[at + nin - j] = inline_func(r, f, &inl[j], lf, ll);
+	}
+	r->npool += nin + 1;
+	return FRAMES_TAG | (uint64_t)at << 8 | (uint64_t)(nin + 1);
+}
+
 /* Whether f's unwind tables (read on first use) have a function holding
  * elf_addr; sets *start to its start. Only for a file whose symbols were
  * read, or that has none (either way, the file profiled: its build-id
@@ -392,8 +551,9 @@ unnamed_start(struct rfile *f, uint64_t elf_addr, uint64_t *start)
 	return f->fdes && ehframe_lookup(f->fdes, elf_addr, start);
 }
 
-/* Resolves a PC known to be in instance ii (no caching here). */
-static uint32_t
+/* Resolves a PC known to be in instance ii (no caching here): a
+ * function id, or frames (FRAMES_TAG). */
+static uint64_t
 resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 {
 	const struct modmap_instance *in = &r->map->inst[ii];
@@ -401,13 +561,8 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 	if (f->syms) {
 		uint64_t elf_addr = addr - in->base;
 		const struct elfsym_sym *s = elfsym_lookup(f->syms, elf_addr);
-		const char *file;
-		unsigned line;
-		if (s && f->lines &&
-		    srcline_lookup(f->lines, elf_addr, &file, &line))
-			return line_func(r, f, s, file, line);
 		if (s)
-			return file_func(r, f, s->addr, s->name, s->addr);
+			return named_frames(r, f, s, elf_addr);
 	}
 	uint64_t off = pc - in->base, start;
 	if (unnamed_start(f, addr - in->base, &start))
@@ -462,8 +617,9 @@ resolver_finish(struct resolver *r)
 	free(list);
 }
 
-uint32_t
-resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
+/* A function id, or frames (FRAMES_TAG), cached. */
+static uint64_t
+resolve_cached(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
 {
 	uint64_t addr = is_return && pc ? pc - 1 : pc;
 	long ii = modmap_lookup(r->map, addr, t_ns);
@@ -475,5 +631,26 @@ resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
 	/* resolve_in_module() touches other maps only: id stays valid. */
 	if (!found)
 		*id = resolve_in_module(r, ii, pc, addr);
-	return (uint32_t)*id;
+	return *id;
+}
+
+const uint32_t *
+resolver_frames(struct resolver *r, uint64_t pc, uint64_t t_ns,
+		bool is_return, size_t *n)
+{
+	uint64_t v = resolve_cached(r, pc, t_ns, is_return);
+	if (!(v & FRAMES_TAG)) {
+		r->one = (uint32_t)v;
+		*n = 1;
+		return &r->one;
+	}
+	*n = (size_t)(v & 0xff);
+	return r->pool + ((v & ~FRAMES_TAG) >> 8);
+}
+
+uint32_t
+resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
+{
+	size_t n;
+	return resolver_frames(r, pc, t_ns, is_return, &n)[0];
 }

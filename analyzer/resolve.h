@@ -12,6 +12,16 @@
  * With lines, a function is split by source line: "name (file.c:12)",
  * one profile function per (symbol, file, line), as gprof -l does.
  *
+ * Unless told otherwise, a PC that the module's DWARF places in inlined
+ * code (DW_TAG_inlined_subroutine) stands for several frames, as perf
+ * and pprof show it: the function its symbol names, then one frame per
+ * inlined call, the innermost last. An inlined function is a profile
+ * function of its own, flagged PROFILE_FUNC_INLINED, one per (module,
+ * name), or per (module, name, file, line) with lines; the frames' lines
+ * are then pprof's: each frame is at the line of the call it makes to
+ * the next, the innermost at the PC's own line. Modules without DWARF
+ * give one frame per PC, as before, and no warning for it.
+ *
  * What cannot be named is still a function of the profile, flagged
  * PROFILE_FUNC_UNNAMED: "libx.so+0x1234" for a module without usable
  * symbols or an address no symbol covers, 0x1234 being the start of the
@@ -37,13 +47,14 @@
 #include "profile.h"
 
 /* A zeroed struct is the default: no debug root, demangled names, no
- * lines. */
+ * lines, inlined frames. */
 struct resolve_opts {
 	/* Root of separate debug files (found by build-id or
 	 * .gnu_debuglink), or NULL for none. */
 	const char *debug_root;
 	bool no_demangle; /* keep C++ names as the symbol table has them */
 	bool lines;       /* split functions by source line (DWARF) */
+	bool no_inline;   /* one frame per PC, inlined code or not */
 };
 
 struct resolver;
@@ -64,8 +75,17 @@ void
 resolver_free(struct resolver *r);
 
 /* The function id for pc seen at time t_ns; is_return tells a return
- * address from an interrupted PC. */
+ * address from an interrupted PC. For a PC in inlined code, the function
+ * its symbol names (the outermost of its frames). */
 uint32_t
 resolver_pc(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return);
+
+/* The frames pc stands for (see the top of the file), outermost caller
+ * first, as a stack of profile_add_sample() holds them: *n (at least 1)
+ * function ids, the first resolver_pc()'s. The array is r's, valid until
+ * the next call into r. */
+const uint32_t *
+resolver_frames(struct resolver *r, uint64_t pc, uint64_t t_ns,
+		bool is_return, size_t *n);
 
 #endif

@@ -214,6 +214,17 @@ scope_name(Dwarf_Die *die)
 	return n ? n : "?";
 }
 
+/* The symbol name of a scope, as scope_name(), or NULL (C has none). */
+static const char *
+scope_linkage(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		return dwarf_formstring(&a);
+	return NULL;
+}
+
 size_t
 srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
 		size_t max)
@@ -228,7 +239,10 @@ srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
 	if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
 		files = NULL;
 	for (int i = 0; i < ns && n < max; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		unsigned fi = attr_udata(&scopes[i], DW_AT_call_file);
 		const char *cf = files && fi < nfiles ?
@@ -236,9 +250,20 @@ srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
 					 NULL;
 		out[n++] = (struct srcline_inline){
 			.name = scope_name(&scopes[i]),
+			.linkage = scope_linkage(&scopes[i]),
 			.call_file = cf ? cf : "?",
 			.call_line = attr_udata(&scopes[i], DW_AT_call_line),
 		};
+		/* dwarf_getscopes() goes on with the scopes of the inlined
+		 * function's abstract definition, not with the code it was
+		 * inlined into: the scopes holding this instance (itself
+		 * first) are those. */
+		Dwarf_Die *up = NULL;
+		int nu = dwarf_getscopes_die(&scopes[i], &up);
+		free(scopes);
+		scopes = up;
+		ns = nu;
+		i = 0;
 	}
 	free(scopes);
 	return n;

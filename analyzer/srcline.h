@@ -39,6 +39,7 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 /* One inlined call enclosing an address (DW_TAG_inlined_subroutine). */
 struct srcline_inline {
 	const char *name;      /* the inlined function */
+	const char *linkage;   /* its symbol name (C++: mangled), or NULL */
 	const char *call_file; /* where it was called ("?" when unknown) */
 	unsigned call_line;    /* 0 when unknown */
 };

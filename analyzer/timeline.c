@@ -3,9 +3,10 @@
  *
  * Functions of the spool being read again are matched to the report's
  * profile by name and module path through a hash of both (collisions
- * probed linearly and checked); the match of each is cached, since the
- * resolver gives a function one id for the whole read. Tree nodes are
- * found by (parent, function) in a map of the report's tree.
+ * probed linearly and checked, with whether the function is inlined);
+ * the match of each is cached, since the resolver gives a function one
+ * id for the whole read. Tree nodes are found by (parent, function) in
+ * a map of the report's tree.
  */
 #include "timeline.h"
 
@@ -46,7 +47,9 @@ same_func(const struct profile *a, uint32_t fa, const struct profile *b,
 {
 	const char *ma = profile_func_module(a, fa);
 	const char *mb = profile_func_module(b, fb);
+	uint32_t inl = PROFILE_FUNC_INLINED;
 	return strcmp(a->funcs[fa].name, b->funcs[fb].name) == 0 &&
+	       (a->funcs[fa].flags & inl) == (b->funcs[fb].flags & inl) &&
 	       strcmp(ma ? ma : "", mb ? mb : "") == 0;
 }
 

@@ -233,6 +233,35 @@ START_TEST(profile_labels_tell_same_names_apart)
 }
 END_TEST
 
+/* An inlined function's label ends in " [inlined]", also when it needs
+ * its module; it is never confused with an outlined function of its
+ * name, and the flag survives hiding. */
+START_TEST(profile_labels_mark_inlined)
+{
+	struct profile *p = profile_new(PROFILE_KIND_TIME);
+	uint32_t m1 = profile_module(p, "/lib/liba.so");
+	uint32_t m2 = profile_module(p, "/lib/libb.so");
+	uint32_t out = profile_add_func(p, m1, "mix", 0x10, 0);
+	uint32_t in = profile_add_func(p, m1, "mix", 0, PROFILE_FUNC_INLINED);
+	uint32_t s1 = profile_add_func(p, m1, "spin", 0, PROFILE_FUNC_INLINED);
+	uint32_t s2 = profile_add_func(p, m2, "spin", 0, PROFILE_FUNC_INLINED);
+	uint32_t stack[] = { out, in, s1, s2 };
+	profile_add_sample(p, stack, 4, profile_thread(p, 1), 1, 0);
+	profile_finish(p);
+	ck_assert_str_eq(p->funcs[out].label, "mix");
+	ck_assert_str_eq(p->funcs[in].label, "mix [inlined]");
+	ck_assert_str_eq(p->funcs[s1].label, "spin (liba.so) [inlined]");
+	ck_assert_str_eq(p->funcs[s2].label, "spin (libb.so) [inlined]");
+	bool hidden[4] = { false, false, true, false };
+	struct profile *d = profile_collapse(p, hidden);
+	ck_assert(d->funcs[in].flags & PROFILE_FUNC_INLINED);
+	ck_assert(!(d->funcs[out].flags & PROFILE_FUNC_INLINED));
+	ck_assert_str_eq(d->funcs[s2].label, "spin [inlined]");
+	profile_free(d);
+	profile_free(p);
+}
+END_TEST
+
 /* What a finished profile keeps per function and per node, for spools
  * of millions of distinct PCs (one function and one node each): a
  * function whose name is unique is labelled by that name, not a copy,
@@ -615,6 +644,7 @@ profile_suite(void)
 	tcase_add_test(tc, profile_tree_is_built_root_first);
 	tcase_add_test(tc, profile_orders_by_self_then_total_then_name);
 	tcase_add_test(tc, profile_labels_tell_same_names_apart);
+	tcase_add_test(tc, profile_labels_mark_inlined);
 	tcase_add_test(tc, profile_counts_threads_and_flags);
 	tcase_add_test(tc, profile_text_escapes_labels);
 	tcase_add_test(tc, profile_finish_keeps_no_per_pc_extras);

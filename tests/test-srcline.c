@@ -1,7 +1,8 @@
 /*
  * Unit tests of analyzer/srcline.c against libfixture-lines.so, whose
- * line table is written by hand (golden/fixture-lines.S), and
- * fixture-exe (a compiled program with -g).
+ * line table is written by hand (golden/fixture-lines.S), fixture-exe (a
+ * compiled program with -g) and, on x86-64, libfixture-inline.so (code
+ * inlined two deep, golden/fixture-inline.S).
  *
  * The fixtures are found under $PROFRUN_BUILD_ROOT/tests.
  */
@@ -16,7 +17,7 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static char lines_so[4096], exe[4096];
+static char lines_so[4096], exe[4096], inline_so[4096];
 
 static uint64_t
 sym_addr(const char *path, const char *name)
@@ -93,6 +94,47 @@ START_TEST(srcline_compiled_program)
 }
 END_TEST
 
+#if defined(__x86_64__)
+/* The inlined calls of fi_outer's code (offsets in fixture-inline.S),
+ * innermost first: nested ones too, each with the line of its call. */
+static const struct {
+	uint64_t off;
+	size_t n;
+	const char *name[2];
+	unsigned call_line[2];
+} inline_cases[] = {
+	{ 0x04, 2, { "fi_leaf", "fi_mid" }, { 14, 22 } },
+	{ 0x12, 2, { "fi_leaf", "fi_mid" }, { 14, 22 } },
+	{ 0x1c, 1, { "fi_mid" }, { 22 } },
+	{ 0x28, 0, { NULL }, { 0 } },
+	{ 0x35, 1, { "fi_leaf" }, { 24 } },
+};
+
+START_TEST(srcline_nested_inlines)
+{
+	char why[256];
+	struct srcline *s = srcline_open(inline_so, why, sizeof(why));
+	ck_assert_msg(s, "%s: %s", inline_so, why);
+	uint64_t a = sym_addr(inline_so, "fi_outer") + inline_cases[_i].off;
+	struct srcline_inline in[4];
+	size_t n = srcline_inlines(s, a, in, 4);
+	ck_assert_uint_eq(n, inline_cases[_i].n);
+	for (size_t k = 0; k < n; k++) {
+		ck_assert_str_eq(in[k].name, inline_cases[_i].name[k]);
+		ck_assert_uint_eq(in[k].call_line,
+				  inline_cases[_i].call_line[k]);
+		ck_assert_str_eq(in[k].call_file, "/fixture/inline.c");
+	}
+	/* At most max, the innermost. */
+	if (inline_cases[_i].n == 2) {
+		ck_assert_uint_eq(srcline_inlines(s, a, in, 1), 1);
+		ck_assert_str_eq(in[0].name, "fi_leaf");
+	}
+	srcline_free(s);
+}
+END_TEST
+#endif
+
 START_TEST(srcline_without_dwarf)
 {
 	char why[256], path[4096];
@@ -120,12 +162,18 @@ main(void)
 	snprintf(lines_so, sizeof(lines_so), "%s/tests/libfixture-lines.so",
 		 root);
 	snprintf(exe, sizeof(exe), "%s/tests/fixture-exe", root);
+	snprintf(inline_so, sizeof(inline_so),
+		 "%s/tests/libfixture-inline.so", root);
 	Suite *su = suite_create("analyzer:srcline");
 	TCase *tc = tcase_create("lines");
 	tcase_add_loop_test(tc, srcline_hand_written_table, 0,
 			    ARRAY_LEN(cases));
 	tcase_add_test(tc, srcline_compiled_program);
 	tcase_add_test(tc, srcline_without_dwarf);
+#if defined(__x86_64__)
+	tcase_add_loop_test(tc, srcline_nested_inlines, 0,
+			    ARRAY_LEN(inline_cases));
+#endif
 	suite_add_tcase(su, tc);
 	SRunner *sr = srunner_create(su);
 	srunner_run_all(sr, CK_ENV);

@@ -27,8 +27,11 @@ import prof
 
 
 def start_follow(spool, extra=()):
+    # --no-inline: the flat report names the leaves (prof.analyze), not
+    # the work_spin they inline.
     return subprocess.Popen(
-        [prof.profanalyze_path(), '--follow', '--interval=0.3'] +
+        [prof.profanalyze_path(), '--follow', '--no-inline',
+         '--interval=0.3'] +
         list(extra) + [spool], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
 
