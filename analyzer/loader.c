@@ -10,12 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blob.h"
 #include "diag.h"
 #include "hmap.h"
 #include "modmap.h"
+#include "perfmap.h"
 #include "resolve.h"
 #include "space.h"
 #include "spool.h"
@@ -42,6 +45,8 @@ struct load {
 	uint32_t pseudo_truncated, pseudo_unwind, no_frames;
 	struct spool_module_image *images; /* data points into the spool */
 	size_t nimages, images_cap;
+	struct perfmap *perfmap; /* the PERF_MAP records' lines, or NULL */
+	uint64_t perfmap_bad;    /* their lines skipped as malformed */
 	struct space_log space; /* ALLOC, FREE and CALL_COUNTS records */
 	/* The stacks SAMPLES records define, by stream << 32 | id: an
 	 * index into stacks, whose PCs are in pcs (little-endian u64s, as
@@ -172,6 +177,70 @@ attach_images(struct load *l)
 	}
 }
 
+/* The lines of a PERF_MAP record, after those of the records before
+ * it: a later line wins where ranges overlap. */
+static void
+take_perf_map(struct load *l, const struct spool_perf_map *m)
+{
+	if (!l->perfmap)
+		l->perfmap = perfmap_new();
+	l->perfmap_bad += perfmap_add_text(l->perfmap, m->text.ptr,
+					   m->text.len);
+}
+
+/* Without PERF_MAP records (a spool of an older library, or one whose
+ * program was killed before its end), the program's perf map is read
+ * from /tmp/perf-PID.map when that is still there, belongs to the user
+ * (or root) and was last written while the program ran (not by another
+ * process of the same PID). */
+static void
+read_live_perf_map(struct load *l)
+{
+	const struct profile_header *h = &l->prof->hdr;
+	char path[64];
+	struct stat st;
+	if (l->perfmap || !h->has_process || !h->pid)
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", h->pid);
+	/* Only a file of the user or root, as perf reads it. */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()))
+		return;
+	uint64_t mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+			 (uint64_t)st.st_mtim.tv_nsec;
+	/* Written while the program ran (a second's slack after its end,
+	 * when the footer gives it). */
+	if (mtime < h->start_realtime_ns ||
+	    (h->end_mono_ns > h->start_mono_ns &&
+	     mtime > h->start_realtime_ns + (h->end_mono_ns -
+					     h->start_mono_ns) + 1000000000u))
+		return;
+	l->perfmap = perfmap_new();
+	long bad = perfmap_add_file(l->perfmap, path);
+	if (bad < 0) {
+		diag_warn("%s: %s: %s; JIT code is not named", l->path, path,
+			  strerror((int)-bad));
+		return;
+	}
+	l->perfmap_bad = (uint64_t)bad;
+	diag_note("%s: JIT code named by %s (the spool holds no copy of it)",
+		  l->path, path);
+}
+
+/* Seals the perf map, if any, for the resolver. */
+static void
+seal_perf_map(struct load *l)
+{
+	read_live_perf_map(l);
+	if (!l->perfmap)
+		return;
+	if (l->perfmap_bad)
+		diag_warn("%s: %llu malformed line%s of the perf map skipped",
+			  l->path, (unsigned long long)l->perfmap_bad,
+			  l->perfmap_bad == 1 ? "" : "s");
+	perfmap_seal(l->perfmap);
+}
+
 static void
 take_thread(struct load *l, const struct spool_thread *t)
 {
@@ -285,6 +354,7 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		struct spool_free fr;
 		struct spool_call_counts cc;
 		struct spool_call_arcs ca;
+		struct spool_perf_map pm;
 	} u;
 	int ret = 0;
 
@@ -336,6 +406,10 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		break;
 	case SPOOL_REC_CALL_ARCS:
 		ret = spool_get_call_arcs(r, &u.ca); /* taken in the second pass */
+		break;
+	case SPOOL_REC_PERF_MAP:
+		if (!(ret = spool_get_perf_map(r, &u.pm)))
+			take_perf_map(l, &u.pm);
 		break;
 	case SPOOL_REC_FOOTER:
 		if (!(ret = spool_get_footer(r, &p1->footer)))
@@ -826,7 +900,9 @@ loader_read(const char *path, const struct loader_opts *opts)
 	}
 	attach_images(&l);
 	modmap_seal(&l.map);
+	seal_perf_map(&l);
 	l.res = resolver_new(&l.map, l.prof, opts ? &opts->resolve : NULL);
+	resolver_set_perfmap(l.res, l.perfmap);
 	spool_cursor_init(&c, b.data, b.size);
 	if (selected)
 		second_pass_space(&l, &c, p1.stop, selected, opts);
@@ -841,6 +917,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	 * spool go before profile_finish() builds the call graph, the
 	 * peak of memory. */
 	resolver_free(l.res);
+	perfmap_free(l.perfmap);
 	modmap_free(&l.map);
 	free(l.stack);
 	free(l.images);

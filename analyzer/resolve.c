@@ -35,6 +35,7 @@
 #include "ehframe.h"
 #include "elfsym.h"
 #include "hmap.h"
+#include "perfmap.h"
 #include "srcline.h"
 #include "xmalloc.h"
 
@@ -90,6 +91,10 @@ struct resolver {
 	struct rfile *files;     /* parallel to map->files */
 	struct hmap *pc_cache;   /* 2 per instance: [2i] leaf, [2i+1] return */
 	struct hmap_ids no_module; /* functions of PCs in no module, by PC */
+	const struct perfmap *perfmap; /* JIT code's symbols, or NULL */
+	uint32_t *jit_funcs;       /* by perf map symbol id, PROFILE_NONE
+				    * until made */
+	uint32_t jit_module;       /* "[jit]", PROFILE_NONE until needed */
 	/* Files without DWARF (with lines): one warning names them all,
 	 * since most system libraries have none. */
 	const char **no_dwarf;
@@ -112,6 +117,7 @@ resolver_new(const struct modmap *m, struct profile *p,
 		r->opts = *opts;
 	r->files = xcalloc(m->nfiles, sizeof(*r->files));
 	r->pc_cache = xcalloc(2 * m->ninst, sizeof(*r->pc_cache));
+	r->jit_module = PROFILE_NONE;
 	return r;
 }
 
@@ -134,6 +140,7 @@ resolver_free(struct resolver *r)
 	for (size_t i = 0; i < 2 * r->map->ninst; i++)
 		hmap_free(&r->pc_cache[i]);
 	hmap_ids_free(&r->no_module);
+	free(r->jit_funcs);
 	free(r->no_dwarf);
 	free(r->pool);
 	free(r->files);
@@ -580,9 +587,43 @@ resolve_in_module(struct resolver *r, long ii, uint64_t pc, uint64_t addr)
 	return *id;
 }
 
-static uint32_t
-resolve_no_module(struct resolver *r, uint64_t pc)
+void
+resolver_set_perfmap(struct resolver *r, const struct perfmap *pm)
 {
+	size_t n = pm ? perfmap_count(pm) : 0;
+	free(r->jit_funcs);
+	r->jit_funcs = NULL;
+	r->perfmap = n ? pm : NULL;
+	if (!n)
+		return;
+	r->jit_funcs = xmalloc(n * sizeof(*r->jit_funcs));
+	for (size_t i = 0; i < n; i++)
+		r->jit_funcs[i] = PROFILE_NONE;
+}
+
+/* The function of a perf map symbol, made on first use: one per line
+ * of the map, at the symbol's start address. */
+static uint32_t
+jit_func(struct resolver *r, const struct perfmap_sym *s)
+{
+	uint32_t *id = &r->jit_funcs[s->id];
+	if (*id != PROFILE_NONE)
+		return *id;
+	if (r->jit_module == PROFILE_NONE)
+		r->jit_module = profile_module(r->prof, RESOLVE_JIT_MODULE);
+	char *nice = r->opts.no_demangle ? NULL : demangle_name(s->name);
+	*id = profile_add_func(r->prof, r->jit_module, nice ? nice : s->name,
+			       s->start, 0);
+	free(nice);
+	return *id;
+}
+
+static uint32_t
+resolve_no_module(struct resolver *r, uint64_t pc, uint64_t addr)
+{
+	const struct perfmap_sym *s;
+	if (r->perfmap && (s = perfmap_lookup(r->perfmap, addr)))
+		return jit_func(r, s);
 	uint32_t *id = hmap_ids_ref(&r->no_module, r->prof->funcs,
 				    no_module_key, pc);
 	if (*id != HMAP_NO_ID)
@@ -624,7 +665,7 @@ resolve_cached(struct resolver *r, uint64_t pc, uint64_t t_ns, bool is_return)
 	uint64_t addr = is_return && pc ? pc - 1 : pc;
 	long ii = modmap_lookup(r->map, addr, t_ns);
 	if (ii < 0)
-		return resolve_no_module(r, pc);
+		return resolve_no_module(r, pc, addr);
 	struct hmap *cache = &r->pc_cache[2 * ii + (is_return ? 1 : 0)];
 	bool found;
 	uint64_t *id = hmap_ref(cache, pc, &found);

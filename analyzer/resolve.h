@@ -32,7 +32,13 @@
  * for modules without a file ("[...]" paths, "[anon]" for an empty one,
  * unless its build-id shows it is the executable the process record
  * names) and without an image in the spool; "0x7f..." for a PC in no
- * module at all. A module file that cannot give symbols (or whose DWARF
+ * module at all that the program's perf map does not name either.
+ *
+ * Code generated at run time (JIT) lies in no module. A PC in no module
+ * that a symbol of the program's perf map covers (perfmap.h, the spool's
+ * PERF_MAP records: resolver_set_perfmap) is the function of that symbol:
+ * named by the map's name (demangled unless told otherwise), in the
+ * pseudo module "[jit]", one function per line of the map. A module file that cannot give symbols (or whose DWARF
  * cannot be read, when lines are asked for) is reported once, as a
  * warning on stderr, when its first PC is resolved; modules without
  * DWARF at all are named together in one warning by resolver_finish().
@@ -73,6 +79,16 @@ resolver_finish(struct resolver *r);
 
 void
 resolver_free(struct resolver *r);
+
+struct perfmap;
+
+/* Names the PCs in no module by the symbols of pm (sealed; it must
+ * outlive the resolver), or by none when pm is NULL. */
+void
+resolver_set_perfmap(struct resolver *r, const struct perfmap *pm);
+
+/* The pseudo module of code named by a perf map. */
+#define RESOLVE_JIT_MODULE "[jit]"
 
 /* The function id for pc seen at time t_ns; is_return tells a return
  * address from an interrupted PC. For a PC in inlined code, the function

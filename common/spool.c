@@ -372,6 +372,20 @@ spool_put_call_arcs(struct spool_buf *b, const struct spool_call_arcs *c,
 	return rec_end(b, &w);
 }
 
+int
+spool_put_perf_map(struct spool_buf *b, const struct spool_perf_map *m)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_PERF_MAP,
+		      SPOOL_PERF_MAP_FIXED + (size_t)m->text.len))
+		return -ENOSPC;
+	w_u32(&w, m->pid);
+	w_u32(&w, m->part);
+	w_u32(&w, m->flags);
+	w_str(&w, m->text);
+	return rec_end(b, &w);
+}
+
 /* ---- decoder ---- */
 
 static uint16_t
@@ -760,6 +774,18 @@ spool_get_call_arcs(const struct spool_rec *rec, struct spool_call_arcs *out)
 	if (out->n > SPOOL_REC_MAX_LEN / SPOOL_CALL_ARC_LEN)
 		return -EBADMSG;
 	out->arcs_raw = r_take(&r, out->n * SPOOL_CALL_ARC_LEN);
+	return r.bad ? -EBADMSG : 0;
+}
+
+int
+spool_get_perf_map(const struct spool_rec *rec, struct spool_perf_map *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->pid = r_u32(&r);
+	out->part = r_u32(&r);
+	out->flags = r_u32(&r);
+	out->text = r_str(&r);
 	return r.bad ? -EBADMSG : 0;
 }
 

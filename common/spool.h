@@ -33,7 +33,7 @@
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
 #define SPOOL_MINOR 4 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
-			 * 2: CALL_ARCS; 3: SAMPLES; 4: the size limit */
+			 * 2: CALL_ARCS; 3: SAMPLES; 4: PERF_MAP and the size limit */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -56,6 +56,7 @@ enum spool_rec_type {
 	SPOOL_REC_CALL_COUNTS = 10,
 	SPOOL_REC_CALL_ARCS = 11, /* format 2.2 */
 	SPOOL_REC_SAMPLES = 12,   /* format 2.3 */
+	SPOOL_REC_PERF_MAP = 13,  /* format 2.4 */
 };
 
 /* Time source of CPU-time samples (PROCESS.timer). */
@@ -297,6 +298,30 @@ struct spool_call_arc {
 #define SPOOL_CALL_ARCS_SIZE(n) \
 	(SPOOL_REC_HEADER_LEN + 8u + 4u + 4u + 8u + (n) * SPOOL_CALL_ARC_LEN)
 
+/* A part of the perf map the program wrote for its JIT code
+ * (/tmp/perf-PID.map: text lines "START SIZE name", START and SIZE in
+ * hex), copied by the library when the program deletes it and at the
+ * end of the image (format 2.4), since such maps are often deleted at
+ * exit. A copy longer than one record is split into parts, numbered
+ * from 0 and written in order; each holds whole lines. A reader takes
+ * the lines of all parts of all copies in file order (a later line
+ * redefines the ranges it overlaps). */
+struct spool_perf_map {
+	uint32_t pid;   /* the PID of the file's name */
+	uint32_t part;  /* 0, 1, ... */
+	uint32_t flags; /* SPOOL_PERF_MAP_* */
+	struct spool_str text;
+};
+
+/* PERF_MAP.flags */
+#define SPOOL_PERF_MAP_LAST 0x1u /* the last part: the map was copied whole,
+				  * unless CUT */
+#define SPOOL_PERF_MAP_CUT 0x2u  /* the map was longer than the library
+				  * copies: the lines after this part's are
+				  * missing */
+/* Bytes of a PERF_MAP payload before the text. */
+#define SPOOL_PERF_MAP_FIXED 16u
+
 /* How the process image ended (FOOTER.end_reason). */
 enum spool_end {
 	SPOOL_END_UNKNOWN = 0, /* a spool written before this field existed */
@@ -392,6 +417,10 @@ int
 spool_put_call_arcs(struct spool_buf *b, const struct spool_call_arcs *c,
 		    const struct spool_call_arc *arcs);
 
+/* m->text is copied into the record. */
+int
+spool_put_perf_map(struct spool_buf *b, const struct spool_perf_map *m);
+
 /* Size in bytes of an ALLOC record (header included) of this depth. */
 size_t
 spool_alloc_size(uint32_t depth);
@@ -463,6 +492,8 @@ spool_get_call_counts(const struct spool_rec *r,
 		      struct spool_call_counts *out);
 int
 spool_get_call_arcs(const struct spool_rec *r, struct spool_call_arcs *out);
+int
+spool_get_perf_map(const struct spool_rec *r, struct spool_perf_map *out);
 
 /* The i-th arc of a decoded CALL_ARCS (i < n). */
 struct spool_call_arc

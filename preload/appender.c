@@ -66,6 +66,8 @@ static _Atomic int finish_state;
  * offset is a multiple of the chunk size, which is more than any use). */
 static _Atomic uint64_t pool[POOL_SIZE];
 
+static void (*_Atomic finish_hook)(void);
+
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct appender_stream shared;
 
@@ -668,6 +670,9 @@ appender_finish(uint32_t end_reason, uint32_t end_signal)
 		atomic_store(&finish_state, 2);
 		return -EBADF;
 	}
+	void (*hook)(void) = atomic_load(&finish_hook);
+	if (hook)
+		hook();
 	write_footer(end_reason, end_signal);
 	/* After an exec that fails the process goes on, and so does its
 	 * spool. Otherwise the descriptor is closed, unless its number now
@@ -678,6 +683,32 @@ appender_finish(uint32_t end_reason, uint32_t end_signal)
 	}
 	atomic_store(&finish_state, 2);
 	return 0;
+}
+
+void
+appender_set_finish_hook(void (*hook)(void))
+{
+	atomic_store(&finish_hook, hook);
+}
+
+/* async-signal-safe */
+int
+appender_put_chunk(const void *recs, size_t len)
+{
+	uint64_t off;
+	if (!prof_in_image())
+		return -ESRCH;
+	if (len > APPENDER_CHUNK)
+		return -EINVAL;
+	int fd = spool_fd_get(0);
+	if (fd < 0)
+		return -EBADF;
+	/* Reserved whole first, as any chunk: no hole is left before the
+	 * footer's chunk whatever happens to the write. */
+	int rc = reserve_next(fd, &off);
+	if (rc < 0)
+		return rc;
+	return pwrite_all(fd, recs, len, off);
 }
 
 void

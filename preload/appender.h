@@ -106,6 +106,22 @@ appender_shared(const void *rec, size_t len);
 int
 appender_finish(uint32_t end_reason, uint32_t end_signal);
 
+/* Sets the function appender_finish calls, once the ending is its
+ * caller's and before the footer, to add the records that belong at the
+ * image's end (perfmap_copy), or NULL. The hook must be
+ * async-signal-safe: a fatal signal ends the image too. */
+void
+appender_set_finish_hook(void (*hook)(void));
+
+/* Writes len bytes of whole records (at most APPENDER_CHUNK) at the
+ * start of a chunk of their own, taken at the file's end; the rest of the
+ * chunk reads as unused. For records that are written rarely and in
+ * one piece (the perf map's copy): the chunk comes after every chunk
+ * taken before, so records written this way one after the other are
+ * read in that order. Returns 0 or -errno. async-signal-safe */
+int
+appender_put_chunk(const void *recs, size_t len);
+
 /* The exec that followed appender_finish(SPOOL_END_EXEC) failed: the image
  * goes on, and a later footer supersedes the first. */
 void

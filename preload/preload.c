@@ -26,6 +26,7 @@
 #include "modules.h"
 #include "real.h"
 #include "offcpu.h"
+#include "perfmap.h"
 #include "sampler.h"
 #include "state.h"
 #include "threads.h"
@@ -35,9 +36,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h> /* remove()'s prototype only: no stdio is used */
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
@@ -82,6 +85,7 @@ start(void)
 			prof_state.cfg.spool_path, strerror(-rc));
 		return rc;
 	}
+	appender_set_finish_hook(perfmap_copy);
 	/* The modules first: unwind_init's warm-up walk then finds them in
 	 * the table (else each of its reads is a system call). */
 	if ((rc = modules_init()) == 0) {
@@ -390,6 +394,35 @@ _Exit(int status)
 		finish_image(SPOOL_END__EXIT);
 	real__Exit()(status);
 	__builtin_unreachable();
+}
+
+/* ---- the perf map ---- */
+
+/* A JIT's perf map is copied into the spool before the program deletes
+ * it (perfmap.h): glibc's remove() calls unlink internally, so each of
+ * the three is wrapped. */
+__attribute__((visibility("default"))) int
+unlink(const char *path)
+{
+	if (profiling_here())
+		perfmap_unlinking(AT_FDCWD, path);
+	return real_unlink()(path);
+}
+
+__attribute__((visibility("default"))) int
+unlinkat(int dirfd, const char *path, int flags)
+{
+	if (!(flags & AT_REMOVEDIR) && profiling_here())
+		perfmap_unlinking(dirfd, path);
+	return real_unlinkat()(dirfd, path, flags);
+}
+
+__attribute__((visibility("default"))) int
+remove(const char *path)
+{
+	if (profiling_here())
+		perfmap_unlinking(AT_FDCWD, path);
+	return real_remove()(path);
 }
 
 /* ---- thread names ---- */

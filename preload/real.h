@@ -46,7 +46,10 @@
 	X(fexecve, int, (int, char *const[], char *const[]))                    \
 	X(exit, void, (int))                                                    \
 	X(_exit, void, (int))                                                   \
-	X(_Exit, void, (int))
+	X(_Exit, void, (int))                                                   \
+	X(unlink, int, (const char *))                                          \
+	X(unlinkat, int, (int, const char *, int))                              \
+	X(remove, int, (const char *))
 
 #define REAL_DECLARE(name, ret, params)                                        \
 	typedef ret(*real_##name##_fn) params;                                 \

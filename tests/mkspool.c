@@ -66,6 +66,9 @@
  *       step (default 0x1000, so neighbours overlap) and time + k * every
  *       (default 1000), unloaded life ns later (default 500; 0: never).
  *       Frames at these addresses are given as 0xADDR.
+ *   perfmap text=STRING [pid=N] [part=N] [flags=N]
+ *       A PERF_MAP record: lines of a perf map ("START SIZE name", \x0a
+ *       between them); pid defaults to 1, part to 0, flags to 1 (LAST).
  *   record type=N [len=N]             a record of that type, zero payload
  *   badlen                            a record header with an impossible
  *                                     length
@@ -1039,6 +1042,20 @@ do_record(struct spool_buf *b, const struct word *w, size_t n, bool bad)
 }
 
 static void
+do_perfmap(struct spool_buf *b, const struct word *w, size_t n)
+{
+	const struct word *text = need(w, n, "text");
+	struct spool_perf_map m = {
+		.pid = (uint32_t)num_or(w, n, "pid", 1),
+		.part = (uint32_t)num_or(w, n, "part", 0),
+		.flags = (uint32_t)num_or(w, n, "flags", SPOOL_PERF_MAP_LAST),
+		.text = { text->val, (uint32_t)text->len },
+	};
+	if (spool_put_perf_map(b, &m) < 0)
+		die("perfmap text too long");
+}
+
+static void
 directive(struct spool_buf *b, struct word *w, size_t n)
 {
 	const char *d = w[0].val;
@@ -1069,6 +1086,8 @@ directive(struct spool_buf *b, struct word *w, size_t n)
 		do_calls(b, w, n);
 	else if (strcmp(d, "arcs") == 0)
 		do_arcs(b, w, n);
+	else if (strcmp(d, "perfmap") == 0)
+		do_perfmap(b, w, n);
 	else if (strcmp(d, "record") == 0 || strcmp(d, "badlen") == 0)
 		do_record(b, w, n, d[0] == 'b');
 	else if (strcmp(d, "cut") == 0 && n == 2)

@@ -145,6 +145,15 @@ static const struct spool_call_arcs fixture_call_arcs = {
 	.missed = 17,
 };
 
+static const char fixture_perf_map_text[] =
+	"7f0011220000 40 jit_hot_loop\n"
+	"0x7f0011220040 0x10 LazyCompile:~f /a b.js:1\n";
+
+static const struct spool_perf_map fixture_perf_map = {
+	.pid = 4242, .part = 3, .flags = SPOOL_PERF_MAP_LAST,
+	.text = { fixture_perf_map_text, sizeof(fixture_perf_map_text) - 1 },
+};
+
 static int
 put_process(struct spool_buf *b)
 {
@@ -210,6 +219,12 @@ static int
 put_call_arcs(struct spool_buf *b)
 {
 	return spool_put_call_arcs(b, &fixture_call_arcs, fixture_arcs);
+}
+
+static int
+put_perf_map(struct spool_buf *b)
+{
+	return spool_put_perf_map(b, &fixture_perf_map);
 }
 
 static int
@@ -289,6 +304,13 @@ get_call_arcs(const struct spool_rec *r)
 	return spool_get_call_arcs(r, &out);
 }
 
+static int
+get_perf_map(const struct spool_rec *r)
+{
+	struct spool_perf_map out;
+	return spool_get_perf_map(r, &out);
+}
+
 /* Every record type with its fixture encoder and its typed decoder; the
  * table-driven tests below run once per row (tcase_add_loop_test). */
 static const struct rec_case {
@@ -316,6 +338,7 @@ static const struct rec_case {
 	{ "call_counts", SPOOL_REC_CALL_COUNTS, put_call_counts,
 	  get_call_counts, 0 },
 	{ "call_arcs", SPOOL_REC_CALL_ARCS, put_call_arcs, get_call_arcs, 0 },
+	{ "perf_map", SPOOL_REC_PERF_MAP, put_perf_map, get_perf_map, 0 },
 };
 
 /* ---- helpers ---- */
@@ -545,6 +568,46 @@ START_TEST(spool_roundtrip_call_arcs)
 		ck_assert_uint_eq(a.site, fixture_arcs[i].site);
 		ck_assert_uint_eq(a.count, fixture_arcs[i].count);
 	}
+}
+END_TEST
+
+/* A PERF_MAP record gives back its pid, part, flags and text byte for
+ * byte, and one as long as a chunk allows fits. */
+START_TEST(spool_roundtrip_perf_map)
+{
+	static uint8_t mem[SPOOL_FILE_HEADER_LEN + 65536];
+	static char big[65536 - SPOOL_REC_HEADER_LEN - SPOOL_PERF_MAP_FIXED];
+	struct spool_buf b;
+	struct spool_cursor c;
+	struct spool_rec rec;
+	struct spool_perf_map m;
+
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(put_perf_map(&b), 0);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_PERF_MAP);
+	ck_assert_int_eq(spool_get_perf_map(&rec, &m), 0);
+	ck_assert_uint_eq(m.pid, 4242);
+	ck_assert_uint_eq(m.part, 3);
+	ck_assert_uint_eq(m.flags, SPOOL_PERF_MAP_LAST);
+	ck_assert_uint_eq(m.text.len, sizeof(fixture_perf_map_text) - 1);
+	ck_assert_mem_eq(m.text.ptr, fixture_perf_map_text, m.text.len);
+
+	memset(big, 'x', sizeof(big));
+	struct spool_perf_map whole = {
+		.pid = 1, .part = 0, .flags = SPOOL_PERF_MAP_CUT,
+		.text = { big, sizeof(big) },
+	};
+	start_spool(&b, mem, sizeof(mem));
+	ck_assert_int_eq(spool_put_perf_map(&b, &whole), 0);
+	ck_assert_uint_eq(b.len, sizeof(mem));
+	ck_assert_int_eq(spool_put_perf_map(&b, &whole), -ENOSPC);
+	open_spool(&c, &b);
+	next_record(&c, &rec, SPOOL_REC_PERF_MAP);
+	ck_assert_int_eq(spool_get_perf_map(&rec, &m), 0);
+	ck_assert_uint_eq(m.flags, SPOOL_PERF_MAP_CUT);
+	ck_assert_uint_eq(m.text.len, sizeof(big));
+	ck_assert_mem_eq(m.text.ptr, big, sizeof(big));
 }
 END_TEST
 
@@ -1808,6 +1871,7 @@ spool_suite(void)
 	tcase_add_test(tc, spool_roundtrip_free);
 	tcase_add_test(tc, spool_roundtrip_call_counts);
 	tcase_add_test(tc, spool_roundtrip_call_arcs);
+	tcase_add_test(tc, spool_roundtrip_perf_map);
 	tcase_add_test(tc, spool_roundtrip_samples);
 	tcase_add_test(tc, spool_samples_zero_ends_entries);
 	tcase_add_test(tc, spool_samples_cut_entry_malformed);

@@ -93,6 +93,7 @@ walk_other(const struct spool_rec *rec)
 		struct spool_free fr;
 		struct spool_call_counts c;
 		struct spool_call_arcs a;
+		struct spool_perf_map m;
 	} v;
 
 	switch (rec->type) {
@@ -136,6 +137,11 @@ walk_other(const struct spool_rec *rec)
 					spool_call_arc_at(&v.a, i);
 				sink += a.fn + a.site + a.count;
 			}
+		break;
+	case SPOOL_REC_PERF_MAP:
+		if (spool_get_perf_map(rec, &v.m) == 0 && v.m.text.len)
+			sink += v.m.pid + v.m.part + v.m.flags +
+				(uint8_t)v.m.text.ptr[v.m.text.len - 1];
 		break;
 	}
 }
