@@ -706,6 +706,8 @@ appender_put_chunk(const void *recs, size_t len)
 	/* Reserved whole first, as any chunk: no hole is left before the
 	 * footer's chunk whatever happens to the write. */
 	int rc = reserve_next(fd, &off);
+	if (rc > 0)
+		return -EFBIG; /* the size limit */
 	if (rc < 0)
 		return rc;
 	return pwrite_all(fd, recs, len, off);

@@ -118,7 +118,8 @@ appender_set_finish_hook(void (*hook)(void));
  * chunk reads as unused. For records that are written rarely and in
  * one piece (the perf map's copy): the chunk comes after every chunk
  * taken before, so records written this way one after the other are
- * read in that order. Returns 0 or -errno. async-signal-safe */
+ * read in that order. Returns 0, -EFBIG at the size limit, or -errno.
+ * async-signal-safe */
 int
 appender_put_chunk(const void *recs, size_t len);
 
