@@ -37,7 +37,7 @@
 
 #include "json.h"
 #include "report.h"
-#include "report_racket.h"
+#include "hide.h"
 #include "xmalloc.h"
 
 #define DOT_EDGE_PCT 1.0
@@ -60,7 +60,7 @@ number_nodes(struct dot *d)
 	size_t k = 0;
 	d->nseen = d->n;
 	for (size_t i = 0; i < d->n; i++) {
-		if (report_racket_hidden(d->p, d->ids[i], d->o->hide_self_pct,
+		if (hide_below(d->p, d->ids[i], d->o->hide_self_pct,
 					 d->o->hide_subs_pct))
 			continue;
 		d->ids[k++] = d->ids[i];

@@ -190,7 +190,7 @@ export_mlmon_write(FILE *out, const struct profile *p,
 		   const struct export_opts *opts)
 {
 	size_t n, nf = p->nfuncs ? p->nfuncs : 1;
-	uint32_t *ids = report_json_funcs(p, &n);
+	uint32_t *ids = profile_funcs_listed(p, &n);
 	size_t cap = n ? n : 1;
 	uint32_t *master = xcalloc(cap, sizeof(*master));
 	uint32_t *master_of_func = xmalloc(nf * sizeof(*master_of_func));
@@ -227,7 +227,7 @@ export_mlmon_count_write(FILE *out, const struct profile *p,
 			 const struct export_opts *opts)
 {
 	size_t n;
-	uint32_t *ids = report_json_funcs(p, &n);
+	uint32_t *ids = profile_funcs_listed(p, &n);
 	size_t cap = n ? n : 1;
 	uint32_t *master = xcalloc(cap, sizeof(*master));
 	uint64_t *mast = xcalloc(cap, sizeof(*mast));

@@ -60,10 +60,4 @@ family_free(struct family *f);
 uint32_t
 family_parent_of(const struct family_proc *procs, size_t n, size_t i);
 
-/* The --processes listing: each process image with its pid, parent,
- * samples, CPU seconds, how it ended, spool and command line, indented
- * by depth in the tree. */
-void
-family_write(FILE *out, const struct family *f);
-
 #endif

@@ -154,3 +154,43 @@ hide_apply_take(struct profile *p, const struct hide_rules *r)
 	free(mask);
 	return d;
 }
+
+double
+hide_edge_pct(const struct profile *p, uint32_t a,
+		       const struct profile_edge *e, bool caller_line)
+{
+	double t = caller_line ? e->callee_time : e->caller_time;
+	uint64_t total = p->funcs[a].total;
+	return total ? 100.0 * t / (double)total : 0.0;
+}
+
+bool
+hide_below(const struct profile *p, uint32_t f, double self_pct,
+		     double subs_pct)
+{
+	const struct profile_func *fn = &p->funcs[f];
+	size_t n;
+	const uint32_t *e;
+
+	if (p->hdr.weight &&
+	    100.0 * (double)fn->self / (double)p->hdr.weight + 1e-9 >= self_pct)
+		return false;
+	e = profile_callers(p, f, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_edge *x = &p->edges[e[i]];
+		/* f is a callee line in its caller's entry */
+		if (x->caller != PROFILE_NONE && x->caller != f &&
+		    hide_edge_pct(p, x->caller, x, false) + 1e-9 >=
+			    subs_pct)
+			return false;
+	}
+	e = profile_callees(p, f, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_edge *x = &p->edges[e[i]];
+		if (x->callee != PROFILE_NONE && x->callee != f &&
+		    hide_edge_pct(p, x->callee, x, true) + 1e-9 >=
+			    subs_pct)
+			return false;
+	}
+	return true;
+}

@@ -73,4 +73,19 @@ hide_apply(struct profile *p, const struct hide_rules *r);
 struct profile *
 hide_apply_take(struct profile *p, const struct hide_rules *r);
 
+/* The share of edge e's line in a's entry of the Racket report: a caller
+ * line (e ends in a) shows the callee time, a callee line (e starts at
+ * a) the caller time, as percentages of a's total. */
+double
+hide_edge_pct(const struct profile *p, uint32_t a,
+	      const struct profile_edge *e, bool caller_line);
+
+/* Racket's thresholds (#:hide-self, #:hide-subs): f is left out when its
+ * self time is below self_pct percent of all time and every line that
+ * would name it, in its callers' and callees' entries, is below subs_pct
+ * percent. The Racket report and the dot export apply it. */
+bool
+hide_below(const struct profile *p, uint32_t f, double self_pct,
+	   double subs_pct);
+
 #endif

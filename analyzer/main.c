@@ -40,6 +40,7 @@
 #include "report_graph.h"
 #include "report_json.h"
 #include "report_outline.h"
+#include "report_processes.h"
 #include "textesc.h"
 #include "timeline.h"
 #include "report_racket.h"
@@ -1073,7 +1074,7 @@ write_processes(const struct options *o)
 		}
 		if (i)
 			fputc('\n', out.fp);
-		family_write(out.fp, &f);
+		report_processes_write(out.fp, &f);
 		family_free(&f);
 	}
 	if (ret) {

@@ -794,6 +794,19 @@ profile_funcs_by_self(const struct profile *p, size_t *n)
 	return ids;
 }
 
+uint32_t *
+profile_funcs_listed(const struct profile *p, size_t *n)
+{
+	uint32_t *ids = profile_funcs_by_self(p, n);
+	ids = xreallocarray(ids, p->nfuncs + 1, sizeof(*ids));
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if ((p->funcs[i].flags & PROFILE_FUNC_PSEUDO) &&
+		    !(p->funcs[i].flags & PROFILE_FUNC_HIDDEN) &&
+		    p->funcs[i].total_samples)
+			ids[(*n)++] = (uint32_t)i;
+	return ids;
+}
+
 int
 profile_cmp_nodes_by_label(const void *pa, const void *pb, void *arg)
 {

@@ -394,6 +394,12 @@ profile_finish(struct profile *p);
 uint32_t *
 profile_funcs_by_self(const struct profile *p, size_t *n);
 
+/* The functions a full listing shows (the JSON report, mlmon's split
+ * functions), in its order: profile_funcs_by_self's, then the markers of
+ * cut stacks that occur. Returns a new array; *n is its length. */
+uint32_t *
+profile_funcs_listed(const struct profile *p, size_t *n);
+
 /* qsort_r orders of tree nodes (uint32_t node ids; arg: the finished
  * profile), for the reports and exports that walk the tree: siblings
  * heaviest first (total weight), then by label; or by label alone. The

@@ -294,19 +294,6 @@ write_function(struct json *j, const struct profile *p, uint32_t id)
 	json_end_object(j);
 }
 
-uint32_t *
-report_json_funcs(const struct profile *p, size_t *n)
-{
-	uint32_t *ids = profile_funcs_by_self(p, n);
-	ids = xreallocarray(ids, p->nfuncs + 1, sizeof(*ids));
-	for (size_t i = 0; i < p->nfuncs; i++)
-		if ((p->funcs[i].flags & PROFILE_FUNC_PSEUDO) &&
-		    !(p->funcs[i].flags & PROFILE_FUNC_HIDDEN) &&
-		    p->funcs[i].total_samples)
-			ids[(*n)++] = (uint32_t)i;
-	return ids;
-}
-
 /* An edge's exact calls, in profiles that have counts (a spool without
  * them keeps the shape it had). */
 static void
@@ -474,7 +461,7 @@ report_json_write(FILE *out, const struct profile *p)
 {
 	struct json j;
 	size_t n;
-	uint32_t *ids = report_json_funcs(p, &n);
+	uint32_t *ids = profile_funcs_listed(p, &n);
 	uint32_t *pos = xcalloc(p->nfuncs + 1, sizeof(*pos));
 	bool *listed = xcalloc(p->nfuncs + 1, sizeof(*listed));
 

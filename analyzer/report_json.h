@@ -15,10 +15,4 @@
 void
 report_json_write(FILE *out, const struct profile *p);
 
-/* The functions of the export, in its order: the flat report's, then
- * the markers of cut stacks that occur. Returns a new array; *n is its
- * length. (mlmon's split functions are these, in this order.) */
-uint32_t *
-report_json_funcs(const struct profile *p, size_t *n);
-
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hide.h"
 #include "report.h"
 #include "textesc.h"
 #include "xmalloc.h"
@@ -42,45 +43,6 @@ ms(uint64_t weight)
 	return (double)weight / 1e6;
 }
 
-double
-report_racket_edge_pct(const struct profile *p, uint32_t a,
-		       const struct profile_edge *e, bool caller_line)
-{
-	double t = caller_line ? e->callee_time : e->caller_time;
-	uint64_t total = p->funcs[a].total;
-	return total ? 100.0 * t / (double)total : 0.0;
-}
-
-bool
-report_racket_hidden(const struct profile *p, uint32_t f, double self_pct,
-		     double subs_pct)
-{
-	const struct profile_func *fn = &p->funcs[f];
-	size_t n;
-	const uint32_t *e;
-
-	if (report_pct(fn->self, p->hdr.weight) + 1e-9 >= self_pct)
-		return false;
-	e = profile_callers(p, f, &n);
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_edge *x = &p->edges[e[i]];
-		/* f is a callee line in its caller's entry */
-		if (x->caller != PROFILE_NONE && x->caller != f &&
-		    report_racket_edge_pct(p, x->caller, x, false) + 1e-9 >=
-			    subs_pct)
-			return false;
-	}
-	e = profile_callees(p, f, &n);
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_edge *x = &p->edges[e[i]];
-		if (x->callee != PROFILE_NONE && x->callee != f &&
-		    report_racket_edge_pct(p, x->callee, x, true) + 1e-9 >=
-			    subs_pct)
-			return false;
-	}
-	return true;
-}
-
 /* Drops hidden entries from r->ids and numbers the rest from 1. */
 static void
 number_entries(struct racket *r)
@@ -88,7 +50,7 @@ number_entries(struct racket *r)
 	size_t k = 0;
 	r->nfuncs_seen = r->n;
 	for (size_t i = 0; i < r->n; i++) {
-		if (report_racket_hidden(r->p, r->ids[i], r->o->hide_self_pct,
+		if (hide_below(r->p, r->ids[i], r->o->hide_self_pct,
 					 r->o->hide_subs_pct))
 			continue;
 		r->ids[k++] = r->ids[i];
@@ -235,7 +197,7 @@ sub_lines(const struct racket *r, uint32_t f, bool callers, struct sub *buf)
 		uint32_t o = callers ? x->caller : x->callee;
 		if (o == PROFILE_NONE || !r->index[o])
 			continue;
-		buf[k++] = (struct sub){ report_racket_edge_pct(p, f, x, callers), o };
+		buf[k++] = (struct sub){ hide_edge_pct(p, f, x, callers), o };
 	}
 	qsort_r(buf, k, sizeof(*buf), cmp_sub, (void *)p);
 	for (size_t i = 0; i < k; i++) {

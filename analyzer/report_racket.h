@@ -24,21 +24,6 @@ struct report_racket_opts {
 	double hide_subs_pct;
 };
 
-/* The share of edge e's line in a's entry: a caller line (e ends in a)
- * shows the callee time, a callee line (e starts at a) the caller time,
- * as percentages of a's total. */
-double
-report_racket_edge_pct(const struct profile *p, uint32_t a,
-		       const struct profile_edge *e, bool caller_line);
-
-/* Racket's rule: f is left out when its self time is below self_pct
- * percent of all time and every line that would name it, in its callers'
- * and callees' entries, is below subs_pct percent. The dot export uses
- * the same rule. */
-bool
-report_racket_hidden(const struct profile *p, uint32_t f, double self_pct,
-		     double subs_pct);
-
 /* Writes the report for a finished profile. Write errors are left in
  * out's error flag for the caller. */
 void
