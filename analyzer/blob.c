@@ -51,6 +51,9 @@ blob_open(const char *path, struct blob *b)
 			b->map = m;
 			b->data = m;
 			b->size = (size_t)st.st_size;
+			/* Read ahead further; the reader drops what it
+			 * passed (blob_drop). Only a hint. */
+			(void)madvise(m, b->size, MADV_SEQUENTIAL);
 			goto out_close;
 		}
 	}
@@ -67,6 +70,23 @@ blob_close(struct blob *b)
 	if (b->map)
 		munmap(b->map, b->size);
 	free(b->buf);
+}
+
+size_t
+blob_drop(const struct blob *b, size_t from, size_t to)
+{
+	if (!b->map || to <= from)
+		return from;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = to > b->size ? b->size : to;
+	end -= end % page;
+	if (end <= from)
+		return from;
+	/* Private, read-only and never written: dropping loses nothing,
+	 * the file backs every page. */
+	if (madvise((uint8_t *)b->map + from, end - from, MADV_DONTNEED) != 0)
+		return from;
+	return end;
 }
 
 int

@@ -12,6 +12,10 @@
 
 #include "spool.h"
 
+/* How many bytes a reader moves on before it drops the pages behind it
+ * (blob_drop): the resident part of a mapped spool read front to back. */
+#define BLOB_WINDOW ((size_t)1 << 20)
+
 /* The spool's bytes, mapped when the file can be, read otherwise. */
 struct blob {
 	const uint8_t *data;
@@ -27,6 +31,17 @@ blob_open(const char *path, struct blob *b);
 
 void
 blob_close(struct blob *b);
+
+/* Tells that the bytes of [from, to) will not be read again soon: the
+ * pages wholly inside leave the process's resident set, so that reading
+ * a large spool front to back keeps about BLOB_WINDOW bytes of it
+ * resident, not the file. The bytes stay valid: a mapped file's pages
+ * are read back from the file when touched again (a spool that was read,
+ * not mapped, stays as it is). from must be 0 or a value this function
+ * returned. Returns where the next drop starts: the end of the last page
+ * dropped, or from. */
+size_t
+blob_drop(const struct blob *b, size_t from, size_t to);
 
 /* Opens the spool at path and a cursor on it, checking its header.
  * Returns 0, or a negative value after one error line naming path. */

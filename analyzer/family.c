@@ -39,9 +39,13 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 		}
 	}
 	fp->path = xstrdup(path);
+	size_t dropped = 0;
 	while (spool_next(&c, &r) == SPOOL_OK) {
 		struct spool_process pr;
 		struct spool_footer ft;
+		/* Not the whole spool resident (as the loader, loader.h). */
+		if (r.offset - dropped >= BLOB_WINDOW)
+			dropped = blob_drop(&b, dropped, (size_t)r.offset);
 		switch (r.type) {
 		case SPOOL_REC_PROCESS:
 			if (fp->has_process || spool_get_process(&r, &pr))

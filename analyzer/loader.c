@@ -37,6 +37,8 @@ struct pass1 {
 
 struct load {
 	const char *path;
+	const struct blob *blob;
+	size_t dropped;       /* blob_drop() done up to here in this pass */
 	struct profile *prof;
 	struct modmap map;
 	struct resolver *res;
@@ -52,11 +54,31 @@ struct load {
 	 * index into stacks, whose PCs are in pcs (little-endian u64s, as
 	 * a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
 	 * the first pass: a thread may take a chunk before the one that
-	 * defined a stack it refers to. */
+	 * defined a stack it refers to. A writer numbers a stream's stacks
+	 * from 1, so each stream also has an array by id (index + 1, 0 for
+	 * none) that the second pass reads once per sample instead of the
+	 * map; ids far beyond a stream's count (a damaged or foreign spool)
+	 * are only in the map. */
 	struct hmap stack_ids;
+	struct hmap stream_ids; /* stream -> index into streams */
+	struct loader_stream { uint32_t *idx; size_t n; uint32_t defined; }
+		*streams;
+	size_t nstreams, streams_cap;
 	struct loader_stack { uint64_t off; uint32_t depth; uint16_t flags; }
 		*stacks;
 	size_t nstacks, stacks_cap;
+	/* By stack, as stacks: the summed samples of the first thread that
+	 * had the stack, which all the samples of a stack have when stacks
+	 * belong to one thread's stream, as a writer's do. agg is the aggs
+	 * index + 1 of that (stack, thread), 0 none yet; the totals of the
+	 * stack on other threads are in aggs, by agg_ids. Apart from stacks
+	 * so that the second pass touches 32 bytes per sample. */
+	struct loader_sum {
+		uint32_t agg, thread;
+		uint64_t weight, count;
+		double var;
+	} *sums;
+	size_t sums_cap;
 	uint8_t *pcs;
 	size_t pcs_len, pcs_cap;
 	uint64_t *tmp;           /* one stack's PCs, decoded */
@@ -70,6 +92,7 @@ struct load {
 	 * when it was sampled) and no hook wants each sample. */
 	bool aggregate;
 	struct hmap agg_ids; /* stack << 32 | thread index -> aggs + 1 */
+	uint32_t tid;        /* of the SAMPLES record being read */
 	struct loader_agg {
 		uint32_t stack, thread;
 		uint64_t time_ns, weight, count;
@@ -109,6 +132,17 @@ progress(struct load *l, int pass, const struct spool_rec *r, size_t size)
 	fprintf(stderr, "\rprofanalyze: %s: reading, %3.0f%% (%.0f s)",
 		l->path, 50.0 * (done + (pass - 1)), (double)(t - l->t0_ns) / 1e9);
 	l->shown = true;
+}
+
+/* Drops the spool's pages before off, the start of the record being
+ * read, once they make a window: a pass keeps about BLOB_WINDOW bytes of
+ * the file resident, not the file. What points into dropped pages (the
+ * module images) stays valid (blob.h). */
+static void
+drop_behind(struct load *l, size_t off)
+{
+	if (off - l->dropped >= BLOB_WINDOW)
+		l->dropped = blob_drop(l->blob, l->dropped, off);
 }
 
 /* Clears the progress line, if there was one. */
@@ -302,6 +336,38 @@ decode_pcs(struct load *l, const struct spool_entry *e)
 	return 0;
 }
 
+/* The dense ids of stream (see struct load), made when absent. */
+static struct loader_stream *
+stream_of(struct load *l, uint32_t stream)
+{
+	bool found;
+	uint64_t *v = hmap_ref(&l->stream_ids, stream, &found);
+	if (!found) {
+		xgrow(&l->streams, &l->streams_cap, l->nstreams + 1,
+		      sizeof(*l->streams));
+		l->streams[l->nstreams] = (struct loader_stream){ 0 };
+		*v = l->nstreams++;
+	}
+	return &l->streams[*v];
+}
+
+/* Files stack idx under id in its stream's array when id is near the
+ * stream's count. */
+static void
+file_dense(struct load *l, uint32_t stream, uint32_t id, size_t idx)
+{
+	struct loader_stream *st = stream_of(l, stream);
+	st->defined++;
+	if (id > 4u * (size_t)st->defined + 4096 || idx >= UINT32_MAX)
+		return;
+	if (id >= st->n) {
+		size_t n = st->n;
+		xgrow(&st->idx, &st->n, (size_t)id + 1, sizeof(*st->idx));
+		memset(st->idx + n, 0, (st->n - n) * sizeof(*st->idx));
+	}
+	st->idx[id] = (uint32_t)idx + 1;
+}
+
 /* First pass over a SAMPLES record: counts its samples and keeps the
  * stacks it defines. Returns 0 or -EBADMSG (the entries before the
  * damage are taken). */
@@ -331,7 +397,10 @@ take_stacks(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 		}
 		xgrow(&l->stacks, &l->stacks_cap, l->nstacks + 1,
 		      sizeof(*l->stacks));
+		xgrow(&l->sums, &l->sums_cap, l->nstacks + 1, sizeof(*l->sums));
+		l->sums[l->nstacks] = (struct loader_sum){ 0 };
 		*v = l->nstacks;
+		file_dense(l, h.stream, e.id, l->nstacks);
 		l->stacks[l->nstacks++] = (struct loader_stack){
 			.off = l->pcs_len, .depth = e.depth, .flags = e.flags };
 		l->pcs_len += (size_t)e.depth * 8;
@@ -429,6 +498,7 @@ first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
 
 	while ((st = spool_next(c, &r)) == SPOOL_OK) {
 		progress(l, 1, &r, c->size);
+		drop_behind(l, (size_t)r.offset);
 		if (first_pass_record(l, p1, &r) == 0)
 			continue;
 		if (p1->malformed++ == 0)
@@ -672,41 +742,72 @@ take_sample(struct load *l, const struct spool_sample *s,
 	call_hook(l, opts, s, n, w);
 }
 
+/* A new (stack, thread) total, whose first sample at time_ns is added as
+ * it comes. Returns its index + 1. */
+static uint64_t
+new_agg(struct load *l, uint64_t idx, uint32_t thread, uint64_t time_ns)
+{
+	xgrow(&l->aggs, &l->aggs_cap, l->naggs + 1, sizeof(*l->aggs));
+	l->aggs[l->naggs] = (struct loader_agg){
+		.stack = (uint32_t)idx, .thread = thread, .time_ns = time_ns };
+	return ++l->naggs;
+}
+
 /* With l->aggregate: true when the sample of stack idx was summed into
  * its (stack, thread) total, false when it is the first and must be
- * added as it is. */
+ * added as it is. *threadp is the index of the record's thread, found
+ * on first need (PROFILE_NONE before), so threads are made in the same
+ * order as a sample at a time would make them. */
 static bool
-aggregated(struct load *l, uint64_t idx, const struct spool_sample *s,
-	   const struct loader_opts *opts)
+aggregated(struct load *l, uint64_t idx, uint32_t *threadp, uint64_t time_ns,
+	   uint64_t weight, const struct loader_opts *opts)
 {
-	if (!l->aggregate || !in_window(l, opts, s->time_ns))
+	if (!l->aggregate || !in_window(l, opts, time_ns))
 		return false;
 	struct profile *p = l->prof;
-	uint32_t thread = profile_thread(p, s->tid);
+	if (*threadp == PROFILE_NONE)
+		*threadp = profile_thread(p, l->tid);
+	uint32_t thread = *threadp;
+	uint64_t w = weight ? weight : p->hdr.period_ns;
+	double var = (double)w * (double)w;
+	struct loader_sum *sum = &l->sums[idx];
+	if (sum->agg && sum->thread == thread) {
+		sum->weight += w;
+		sum->var += var;
+		sum->count++;
+		return true;
+	}
+	if (!sum->agg && l->naggs + 1 < UINT32_MAX) {
+		sum->agg = (uint32_t)new_agg(l, idx, thread, time_ns);
+		sum->thread = thread;
+		return false;
+	}
 	bool found;
 	uint64_t *v = hmap_ref(&l->agg_ids, idx << 32 | thread, &found);
 	if (!found) {
-		xgrow(&l->aggs, &l->aggs_cap, l->naggs + 1, sizeof(*l->aggs));
-		l->aggs[l->naggs] = (struct loader_agg){
-			.stack = (uint32_t)idx, .thread = thread,
-			.time_ns = s->time_ns };
-		*v = ++l->naggs;
+		*v = new_agg(l, idx, thread, time_ns);
 		return false;
 	}
 	struct loader_agg *a = &l->aggs[*v - 1];
-	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
 	a->weight += w;
-	a->var += (double)w * (double)w;
+	a->var += var;
 	a->count++;
 	return true;
 }
 
-/* Adds the summed samples, each (stack, thread) resolved once. */
+/* Adds the summed samples, each (stack, thread) resolved once, in the
+ * order of their first samples. */
 static void
 flush_aggregates(struct load *l)
 {
 	for (size_t i = 0; i < l->naggs; i++) {
-		const struct loader_agg *a = &l->aggs[i];
+		struct loader_agg *a = &l->aggs[i];
+		const struct loader_sum *sum = &l->sums[a->stack];
+		if (sum->agg == i + 1) {
+			a->weight = sum->weight;
+			a->var = sum->var;
+			a->count = sum->count;
+		}
 		if (!a->count)
 			continue;
 		const struct loader_stack *ls = &l->stacks[a->stack];
@@ -721,6 +822,58 @@ flush_aggregates(struct load *l)
 	}
 }
 
+/* The index of the stack entry e of stream refers to, UINT64_MAX when
+ * it refers to none (or defines a stack of its own, id 0). st is the
+ * stream's dense ids, or NULL. */
+static uint64_t
+stack_index(const struct load *l, const struct loader_stream *st,
+	    uint32_t stream, const struct spool_entry *e)
+{
+	uint64_t idx;
+	if (st && e->id < st->n && st->idx[e->id])
+		return st->idx[e->id] - 1;
+	if (!e->id ||
+	    !hmap_get(&l->stack_ids, (uint64_t)stream << 32 | e->id, &idx))
+		return UINT64_MAX;
+	return idx;
+}
+
+/* One entry of a SAMPLES record of thread tid, of stack idx (from
+ * stack_index), read like a SAMPLE record. */
+static void
+take_entry(struct load *l, uint32_t tid, const struct spool_entry *e,
+	   uint64_t idx, uint32_t *thread, const struct loader_opts *opts)
+{
+	struct spool_sample s = {
+		.time_ns = e->time_ns, .tid = tid,
+		.kind = SPOOL_SAMPLE_TIME, .weight = e->weight,
+	};
+	if (idx != UINT64_MAX) {
+		if (aggregated(l, idx, thread, e->time_ns, e->weight, opts))
+			return;
+		const struct loader_stack *ls = &l->stacks[idx];
+		s.flags = ls->flags;
+		s.depth = ls->depth;
+		s.pcs_raw = l->pcs + ls->off;
+	} else if (e->define && !e->id) {
+		size_t at = l->pcs_len; /* scratch after the kept PCs */
+		if (decode_pcs(l, e) != 0)
+			return;
+		s.flags = e->flags;
+		s.depth = e->depth;
+		s.pcs_raw = l->pcs + at;
+	} else {
+		l->unknown_stacks++;
+		return;
+	}
+	take_sample(l, &s, opts);
+}
+
+/* How many entries take_entries decodes ahead of the one it adds: their
+ * totals (l->sums) are fetched into the cache meanwhile, as the stacks
+ * of a large profile are a random walk over more than the caches hold. */
+#define LOADER_AHEAD 4
+
 /* The samples of a SAMPLES record, each read like a SAMPLE record. */
 static void
 take_entries(struct load *l, const struct spool_rec *r,
@@ -728,38 +881,36 @@ take_entries(struct load *l, const struct spool_rec *r,
 {
 	struct spool_samples h;
 	struct spool_entry_cursor c;
-	struct spool_entry e;
+	struct { struct spool_entry e; uint64_t idx; } q[LOADER_AHEAD];
+	size_t head = 0, n = 0;
+	bool more = true;
+
 	if (spool_get_samples(r, &h) != 0 ||
 	    (opts && !thread_wanted(l, opts, h.tid)))
 		return;
+	/* Once per record, not per sample: */
+	uint32_t thread = PROFILE_NONE;
+	l->tid = h.tid;
+	uint64_t sv;
+	const struct loader_stream *st =
+		hmap_get(&l->stream_ids, h.stream, &sv) ? &l->streams[sv] : NULL;
 	spool_entries_begin(&c, &h);
-	while (spool_entries_next(&c, &e) == 1) {
-		struct spool_sample s = {
-			.time_ns = e.time_ns, .tid = h.tid,
-			.kind = SPOOL_SAMPLE_TIME, .weight = e.weight,
-		};
-		uint64_t idx;
-		if (e.id && hmap_get(&l->stack_ids,
-				     (uint64_t)h.stream << 32 | e.id, &idx) &&
-		    idx != UINT64_MAX) {
-			const struct loader_stack *ls = &l->stacks[idx];
-			s.flags = ls->flags;
-			s.depth = ls->depth;
-			s.pcs_raw = l->pcs + ls->off;
-			if (aggregated(l, idx, &s, opts))
-				continue;
-		} else if (e.define && !e.id) {
-			size_t at = l->pcs_len; /* scratch after the kept PCs */
-			if (decode_pcs(l, &e) != 0)
-				continue;
-			s.flags = e.flags;
-			s.depth = e.depth;
-			s.pcs_raw = l->pcs + at;
-		} else {
-			l->unknown_stacks++;
-			continue;
+	for (;;) {
+		for (; more && n < LOADER_AHEAD; n++) {
+			size_t k = (head + n) % LOADER_AHEAD;
+			if (spool_entries_next(&c, &q[k].e) != 1) {
+				more = false;
+				break;
+			}
+			q[k].idx = stack_index(l, st, h.stream, &q[k].e);
+			if (q[k].idx != UINT64_MAX)
+				__builtin_prefetch(&l->sums[q[k].idx], 1);
 		}
-		take_sample(l, &s, opts);
+		if (!n)
+			break;
+		take_entry(l, h.tid, &q[head].e, q[head].idx, &thread, opts);
+		head = (head + 1) % LOADER_AHEAD;
+		n--;
 	}
 }
 
@@ -772,6 +923,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
 		progress(l, 2, &r, stop);
+		drop_behind(l, (size_t)r.offset);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
 			take_arcs(l, &r, opts);
 			continue;
@@ -806,6 +958,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 	size_t k = 0;
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+		drop_behind(l, (size_t)r.offset);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
 			take_arcs(l, &r, opts);
 			continue;
@@ -878,6 +1031,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 
 	if (blob_open_spool(path, &b, &c) < 0)
 		return NULL;
+	l.blob = &b;
 	memset(&p1, 0, sizeof(p1));
 	l.progress = opts && opts->progress;
 	l.aggregate = !(opts && opts->sample_hook);
@@ -904,6 +1058,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.res = resolver_new(&l.map, l.prof, opts ? &opts->resolve : NULL);
 	resolver_set_perfmap(l.res, l.perfmap);
 	spool_cursor_init(&c, b.data, b.size);
+	l.dropped = 0;
 	if (selected)
 		second_pass_space(&l, &c, p1.stop, selected, opts);
 	else
@@ -922,9 +1077,14 @@ loader_read(const char *path, const struct loader_opts *opts)
 	free(l.stack);
 	free(l.images);
 	hmap_free(&l.stack_ids);
+	hmap_free(&l.stream_ids);
+	for (size_t i = 0; i < l.nstreams; i++)
+		free(l.streams[i].idx);
+	free(l.streams);
 	hmap_free(&l.agg_ids);
 	free(l.aggs);
 	free(l.stacks);
+	free(l.sums);
 	free(l.pcs);
 	free(l.tmp);
 	free(selected);

@@ -5,10 +5,14 @@
  * decoder: the first pass collects the process header, the module map
  * history, threads and the footer; the second resolves and adds the
  * samples, so a sample can be resolved against modules whose records
- * were written after it. Samples of SAMPLES records (format 2.3) that
- * refer to a stack are summed per stack and thread and added once, when
- * no module was unloaded and no sample_hook is set. Module images (the vdso's bytes) are attached
- * to their modules between the passes and read from the mapped spool. Damage is reported, never fatal: a file cut
+ * were written after it. Each pass drops the pages it has passed
+ * (blob_drop), so the file is never resident whole: memory grows with
+ * the distinct stacks, functions and threads, not with the samples.
+ * Samples of SAMPLES records (format 2.3) that refer to a stack are
+ * summed per stack and thread and added once, when no module was
+ * unloaded and no sample_hook is set. Module images (the vdso's bytes)
+ * are attached to their modules between the passes and read from the
+ * mapped spool. Damage is reported, never fatal: a file cut
  * inside a record, an impossible length, a malformed record or a missing
  * footer each give one warning and the report covers what was read.
  */
