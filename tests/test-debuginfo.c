@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/debuginfo.c: the CRC-32 of .gnu_debuglink
+ * Unit tests of analyzer/symbolize/debuginfo.c: the CRC-32 of .gnu_debuglink
  * (known vectors, and the value objcopy wrote into the fixture's link),
  * and the places a debug file is looked for. The lookups themselves,
  * through elfsym, are in test-elfsym.

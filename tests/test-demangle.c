@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/demangle.c: C++ names come out as the source
+ * Unit tests of analyzer/symbolize/demangle.c: C++ names come out as the source
  * spells them, GCC's clone suffixes included, and anything that is not a
  * mangled C++ name is left alone (NULL), C names that look like mangled
  * types first of all.

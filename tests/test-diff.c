@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/diff.c's statistics: the two-sided p-value of
+ * Unit tests of analyzer/profile/diff.c's statistics: the two-sided p-value of
  * Student's t (and of the normal distribution, infinite degrees of
  * freedom) against values from the tables, and its inverse.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/ehframe.c against the fixture library built in
+ * Unit tests of analyzer/symbolize/ehframe.c against the fixture library built in
  * tests/ (golden/fixture.c) and its stripped copy: every function the
  * unstripped copy's symbol table names (fx_static_helper included, which
  * the stripped copy has no symbol for) is found by the unwind tables

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/elfsym.c (and elffile.c, debuginfo.c under it)
+ * Unit tests of analyzer/symbolize/elfsym.c (and elffile.c, debuginfo.c under it)
  * against the fixtures built in tests/ (golden/fixture*.c): the layout the
  * fixture's assembly pins down (sizes, gaps, size-0 symbols, alias
  * groups), the .dynsym fallback of a stripped copy, separate debug files

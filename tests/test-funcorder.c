@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/funcorder.c: the entry orders of the call-graph
+ * Unit tests of analyzer/profile/funcorder.c: the entry orders of the call-graph
  * reports. Topological puts callers first, heaviest total first among
  * the ready ones, and breaks cycles the same way every time; self and
  * total sort by their figure.

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/hide.c: which functions the patterns hide
+ * Unit tests of analyzer/profile/hide.c: which functions the patterns hide
  * (function names, module file names, module paths, the defaults) and
  * that applying rules that hide nothing keeps the profile itself.
  */

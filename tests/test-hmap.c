@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/hmap.c: keys anywhere in 64 bits (0 and ~0
+ * Unit tests of analyzer/util/hmap.c: keys anywhere in 64 bits (0 and ~0
  * included), replacement, growth past many rehashes, and lookups of keys
  * that collide in the low bits.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/json.c: the string escaper (quotes, backslashes,
+ * Unit tests of analyzer/util/json.c: the string escaper (quotes, backslashes,
  * control characters, valid UTF-8 kept, invalid bytes replaced) and the
  * writer's commas, nesting and number formats.
  */

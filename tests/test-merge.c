@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/merge.c: several profiles (process images) as
+ * Unit tests of analyzer/profile/merge.c: several profiles (process images) as
  * one. The same function in two profiles (same module path, name and
  * address) is one function of the merged profile, whatever its id was in
  * each; functions that differ in any of those stay apart; every sample is

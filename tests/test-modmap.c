@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/modmap.c: a PC belongs to the module instance
+ * Unit tests of analyzer/symbolize/modmap.c: a PC belongs to the module instance
  * mapped at the sample's time, by its segments (not the gaps between
  * them); unloads end the right instance; an address range reused by a
  * later library resolves by time; times between instances fall back to

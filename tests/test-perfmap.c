@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/perfmap.c: the lines of a perf map ("START SIZE
+ * Unit tests of analyzer/symbolize/perfmap.c: the lines of a perf map ("START SIZE
  * name", hex with or without 0x, a name with spaces) parse, malformed
  * ones are skipped and counted, a later line's range wins over the
  * earlier ones it overlaps (an earlier symbol keeps what is left of its

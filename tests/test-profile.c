@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/profile.c, the model every report reads: the
+ * Unit tests of analyzer/profile/profile.c, the model every report reads: the
  * calling-context tree, self and total per function (a recursive function
  * counts once per sample), the order of the flat report, labels of
  * functions that share a name, threads and the header counters, the call

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/regfile.c: a regular file opens for blocking
+ * Unit tests of analyzer/util/regfile.c: a regular file opens for blocking
  * reads; a FIFO, a device and a directory are refused with their errors
  * without being read (a FIFO opened the ordinary way would wait for a
  * writer: the tcase timeout fails such a regression instead of hanging).

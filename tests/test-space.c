@@ -1,5 +1,5 @@
 /*
- * Unit tests of the analyzer's space log (analyzer/space.c): which
+ * Unit tests of the analyzer's space log (analyzer/profile/space.c): which
  * sampled allocations each view selects, replayed in time order whatever
  * the order of the records, with the corner cases of a real spool (a free
  * and an allocation of the same address in one nanosecond, a FREE whose

@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/srcline.c against libfixture-lines.so, whose
+ * Unit tests of analyzer/symbolize/srcline.c against libfixture-lines.so, whose
  * line table is written by hand (golden/fixture-lines.S), fixture-exe (a
  * compiled program with -g) and, on x86-64, libfixture-inline.so (code
  * inlined two deep, golden/fixture-inline.S).

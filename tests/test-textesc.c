@@ -1,5 +1,5 @@
 /*
- * Unit tests of analyzer/textesc.c: the C0 control characters and DEL of
+ * Unit tests of analyzer/util/textesc.c: the C0 control characters and DEL of
  * a string come out as \xNN, everything else (printable ASCII, UTF-8,
  * bytes that are not UTF-8) as it is; what needs escaping is told apart
  * from what does not; the stream and the string forms agree.

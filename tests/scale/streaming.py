@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The loader reads a spool front to back and drops the pages it passed
-(blob_drop, BLOB_WINDOW of 1 MiB in analyzer/blob.h), so that a large
+(blob_drop, BLOB_WINDOW of 1 MiB in analyzer/profile/blob.h), so that a large
 spool is not resident whole.
 
 - The same samples as SAMPLE records (format 2.2, 27 MB: each sample
