@@ -468,15 +468,24 @@
     fillEdges($('callees'), callees, totalW, f >= 0 ? selfW : null);
   }
 
-  function fillEdges(table, map, totalW, selfW) {
+  /* Sets table's header row to the column names, empties its body and
+   * returns it. */
+  function resetTable(table, names) {
     var head = el('tr');
-    ['Function', 'Weight', '% of selected'].forEach(function (h) {
-      var th = el('th', h); th.setAttribute('scope', 'col'); head.appendChild(th);
+    names.forEach(function (h) {
+      var th = el('th', h);
+      th.setAttribute('scope', 'col');
+      head.appendChild(th);
     });
     table.tHead.textContent = '';
     table.tHead.appendChild(head);
     var body = table.tBodies[0];
     body.textContent = '';
+    return body;
+  }
+
+  function fillEdges(table, map, totalW, selfW) {
+    var body = resetTable(table, ['Function', 'Weight', '% of selected']);
     var keys = Object.keys(map).map(Number);
     keys.sort(function (a, b) { return map[b] - map[a]; });
     keys.forEach(function (k) {
@@ -851,16 +860,8 @@
     };
     P.forEach(function (p, q) { if (!(p[2] >= 0)) visit(q, 0); });
     P.forEach(function (p, q) { visit(q, 0); });
-    var table = $('processes'), head = el('tr');
-    ['PID', 'Parent', 'Samples', SPACE ? 'Bytes' : 'CPU', 'Ended', 'Command'].forEach(function (h) {
-      var th = el('th', h);
-      th.setAttribute('scope', 'col');
-      head.appendChild(th);
-    });
-    table.tHead.textContent = '';
-    table.tHead.appendChild(head);
-    var body = table.tBodies[0];
-    body.textContent = '';
+    var body = resetTable($('processes'), ['PID', 'Parent', 'Samples',
+      SPACE ? 'Bytes' : 'CPU', 'Ended', 'Command']);
     order.forEach(function (o) {
       var p = P[o[0]], d = o[1], tr = el('tr');
       tr.setAttribute('data-pid', p[0]);
@@ -895,18 +896,10 @@
   }
 
   function drawDiffTable(id, rows) {
-    var table = $(id), head = el('tr');
-    var metric = DIFF.metric;
-    ['Function', 'Base self', 'New self', 'Base total', 'New total',
-     'Change (' + metric + ')', '\u00b195%', 'Change %', 'p', ''].forEach(function (h) {
-      var th = el('th', h);
-      th.setAttribute('scope', 'col');
-      head.appendChild(th);
-    });
-    table.tHead.textContent = '';
-    table.tHead.appendChild(head);
-    var body = table.tBodies[0];
-    body.textContent = '';
+    var table = $(id), metric = DIFF.metric;
+    var body = resetTable(table, ['Function', 'Base self', 'New self',
+      'Base total', 'New total', 'Change (' + metric + ')', '\u00b195%',
+      'Change %', 'p', '']);
     rows.forEach(function (r) {
       var tr = el('tr'), f = funcByLabel(r.name);
       tr.tabIndex = 0;
