@@ -25,6 +25,14 @@ def alive(pid):
         return False
 
 
+def default_dispositions():
+    """In the child before exec: a signal ignored by whatever started the
+    test (nohup ignores SIGHUP) would stay ignored in profrun and its
+    program, by design, and this test would wait in vain for it."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def test():
     target = sys.argv[1]
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -33,7 +41,8 @@ def test():
         p = subprocess.Popen([prof.profrun_path(), '-q', '-o', spool, '--',
                               target, 'spin'], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True,
+                             preexec_fn=default_dispositions)
         try:
             pid = int(p.stdout.readline())
             time.sleep(0.3)
