@@ -235,8 +235,11 @@ cmp_samples(const void *pa, const void *pb)
 static void
 finish(struct timeline *t)
 {
-	qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_samples);
-	qsort(t->allocs, t->nallocs, sizeof(*t->allocs), cmp_allocs);
+	/* (qsort must not be given NULL, even for no elements.) */
+	if (t->nsamples)
+		qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_samples);
+	if (t->nallocs)
+		qsort(t->allocs, t->nallocs, sizeof(*t->allocs), cmp_allocs);
 	if (t->nsamples) {
 		t->start_ns = t->samples[0].time_ns;
 		t->end_ns = t->samples[t->nsamples - 1].time_ns;
