@@ -281,6 +281,20 @@ new_chunk(struct appender_stream *s)
 	return 0;
 }
 
+/* Gives s a chunk with len bytes free: its own, or a new one (a pooled
+ * chunk may have too little room, then one more is taken). Returns 0 or
+ * as new_chunk. async-signal-safe */
+static int
+make_room(struct appender_stream *s, size_t len)
+{
+	for (int tries = 0; !s->base || APPENDER_CHUNK - s->pos < len; tries++) {
+		int rc = tries < 2 ? new_chunk(s) : -ENOSPC;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* async-signal-safe */
 int
 appender_append(struct appender_stream *s, const void *rec, size_t len)
@@ -290,12 +304,9 @@ appender_append(struct appender_stream *s, const void *rec, size_t len)
 		return -ESRCH;
 	if (len < SPOOL_REC_HEADER_LEN || len > APPENDER_CHUNK - 16)
 		return -ENOSPC;
-	int rc;
-	if ((!s->base || APPENDER_CHUNK - s->pos < len) &&
-	    (rc = new_chunk(s)) < 0)
+	int rc = make_room(s, len);
+	if (rc < 0)
 		return rc;
-	if (APPENDER_CHUNK - s->pos < len && (rc = new_chunk(s)) < 0)
-		return rc; /* a pooled chunk with too little room */
 	uint8_t *dst = s->base + s->pos;
 	/* The type last: until it is stored, the record reads as unused
 	 * space, so a kill in the middle leaves nothing half-written. */
@@ -353,11 +364,8 @@ appender_append_entry(struct appender_stream *s, uint32_t tid,
 	if (spool_put_samples(&b, &h, NULL, 0) < 0)
 		return -ENOSPC;
 	size_t total = sizeof(head) + len;
-	int rc;
-	if ((!s->base || APPENDER_CHUNK - s->pos < total) &&
-	    (rc = new_chunk(s)) < 0)
-		return rc;
-	if (APPENDER_CHUNK - s->pos < total && (rc = new_chunk(s)) < 0)
+	int rc = make_room(s, total);
+	if (rc < 0)
 		return rc;
 	uint8_t *dst = s->base + s->pos;
 	store_len(head + 4, (uint32_t)(SPOOL_SAMPLES_FIXED + len));

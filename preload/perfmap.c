@@ -220,15 +220,23 @@ base_name(const char *path)
 void
 perfmap_unlinking(int dirfd, const char *path)
 {
+	/* Most files a program deletes are not perf-*.map: they cost a
+	 * comparison of their last name and nothing else. */
+	if (!path)
+		return;
+	const char *base = base_name(path);
+	size_t len = strlen(base);
+	if (len < 10 || memcmp(base, "perf-", 5) != 0 ||
+	    memcmp(base + len - 4, ".map", 4) != 0)
+		return;
 	char name[64], full[64];
 	struct stat a, b;
 	int saved_errno = errno;
-	int pid = (int)getpid();
-	log_snprintf(name, sizeof(name), "perf-%d.map", pid);
+	log_snprintf(name, sizeof(name), "perf-%d.map", (int)getpid());
 	log_snprintf(full, sizeof(full), "/tmp/%s", name);
-	/* The name first (no system call for every other file), then the
-	 * file itself, whichever way the program spells its path. */
-	if (path && strcmp(base_name(path), name) == 0 &&
+	/* Then this process's name, then the file itself, whichever way
+	 * the program spells its path. */
+	if (strcmp(base, name) == 0 &&
 	    fstatat(dirfd, path, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    stat(full, &b) == 0 && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino)

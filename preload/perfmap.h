@@ -28,9 +28,9 @@
  * belongs to the user (or root, as perf asks), into the spool as
  * PERF_MAP records, each holding whole lines and filling a chunk of its
  * own (appender_put_chunk). A failure drops the rest of the copy, with
- * one line on stderr (the first time only); the target never notices. One copy runs at a time: a
- * call while another thread copies returns at once. For appender_finish's
- * hook. async-signal-safe */
+ * one line on stderr (the first time only); the target never notices.
+ * One copy runs at a time: a call while another thread copies returns at
+ * once. For appender_finish's hook. async-signal-safe */
 void
 perfmap_copy(void);
 
