@@ -12,6 +12,7 @@
  */
 #include "appender.h"
 #include "gate.h"
+#include "image-spool.h"
 #include "spool.h"
 #include "state.h"
 
@@ -35,25 +36,13 @@ static char dir[64];
 static void
 setup(void)
 {
-	strcpy(dir, "/tmp/test-appender-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	memset(&prof_state.cfg, 0, sizeof(prof_state.cfg));
-	snprintf(prof_state.cfg.spool_path, sizeof(prof_state.cfg.spool_path),
-		 "%s/x.spool", dir);
-	snprintf(prof_state.cfg.output, sizeof(prof_state.cfg.output),
-		 "%s/x.spool", dir);
-	prof_state.cfg.primary = 1;
-	prof_state.pid = getpid();
-	prof_state.start_mono_ns = prof_now_ns();
-	prof_image_mark();
-	ck_assert_int_eq(appender_open(), 0);
+	image_spool_open(dir, "/tmp/test-appender-XXXXXX");
 }
 
 static void
 teardown(void)
 {
-	unlink(prof_state.cfg.spool_path);
-	rmdir(dir);
+	image_spool_remove(dir);
 }
 
 /* A THREAD record of tid with a name of len bytes, into buf. */

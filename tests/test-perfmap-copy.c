@@ -9,6 +9,7 @@
  * copies it first, deleting another file does not.
  */
 #include "appender.h"
+#include "image-spool.h"
 #include "perfmap.h"
 #include "spool.h"
 #include "state.h"
@@ -27,18 +28,7 @@ static char dir[64], map_path[64];
 static void
 setup(void)
 {
-	strcpy(dir, "/tmp/test-perfmap-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	memset(&prof_state.cfg, 0, sizeof(prof_state.cfg));
-	snprintf(prof_state.cfg.spool_path, sizeof(prof_state.cfg.spool_path),
-		 "%s/x.spool", dir);
-	snprintf(prof_state.cfg.output, sizeof(prof_state.cfg.output),
-		 "%s/x.spool", dir);
-	prof_state.cfg.primary = 1;
-	prof_state.pid = getpid();
-	prof_state.start_mono_ns = prof_now_ns();
-	prof_image_mark();
-	ck_assert_int_eq(appender_open(), 0);
+	image_spool_open(dir, "/tmp/test-perfmap-XXXXXX");
 	snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
 	unlink(map_path);
 }
@@ -46,9 +36,8 @@ setup(void)
 static void
 teardown(void)
 {
-	unlink(prof_state.cfg.spool_path);
 	unlink(map_path);
-	rmdir(dir);
+	image_spool_remove(dir);
 }
 
 /* What the spool's PERF_MAP records hold. */
