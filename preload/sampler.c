@@ -35,9 +35,10 @@ static struct sigaction previous;
 
 /* Stores the sample as an entry of the thread's SAMPLES record: a
  * reference to its stack when the thread has written that stack before,
- * else the stack itself with a new id. Returns 0, or -ENOSPC when the
- * sample could not be stored (no chunk), -EAGAIN when it must go as a
- * SAMPLE record instead (no table, or an entry larger than buf).
+ * else the stack itself with a new id. Returns 0, or as
+ * appender_append_entry when the sample could not be stored (no chunk,
+ * the size limit), -EAGAIN when it must go as a SAMPLE record instead
+ * (no table, or an entry larger than buf).
  * async-signal-safe */
 static int
 store_entry(struct thread_slot *t, const struct spool_sample *s,
