@@ -24,6 +24,20 @@ import prof
 CANDIDATES = ('chromium', 'chromium-browser', 'google-chrome')
 
 
+def page_data(path):
+    """The data a page written by profanalyze --format=html embeds (its
+    profile-data element, parsed); fails when there is none, or when the
+    page refers to another file (it must open alone, offline)."""
+    text = open(path, encoding='utf-8').read()
+    m = re.search(r'<script type="application/json" id="profile-data">'
+                  r'(.*?)</script>', text, re.S)
+    if not m:
+        raise prof.Fail(f'{path}: no profile-data element')
+    if re.search(r'<(script|link|img|iframe)[^>]*(src|href)=', text):
+        raise prof.Fail(f'{path}: the page refers to another file')
+    return json.loads(m.group(1))
+
+
 def find_chromium():
     """The browser's path; raises prof.Skip when none is installed."""
     for name in CANDIDATES:

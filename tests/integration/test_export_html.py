@@ -23,8 +23,6 @@ Skips when no chromium is installed (scripts/setup-deps installs it).
 
 usage: test_export_html.py WORK_SPLIT RECURSIVE THREADS SPACE_LEAK
 """
-import json
-import re
 import sys
 
 import browser
@@ -33,16 +31,6 @@ import prof
 SCALE = '0.5'
 WORKERS = [f'thread_work_{i}' for i in range(1, 5)]
 
-
-def page_data(path):
-    text = open(path, encoding='utf-8').read()
-    m = re.search(r'<script type="application/json" id="profile-data">'
-                  r'(.*?)</script>', text, re.S)
-    if not m:
-        raise prof.Fail(f'{path}: no profile-data element')
-    if re.search(r'<(script|link|img|iframe)[^>]*(src|href)=', text):
-        raise prof.Fail(f'{path}: the page refers to another file')
-    return json.loads(m.group(1))
 
 
 def check_clean(b, path, label):
@@ -179,7 +167,7 @@ def check_sort(b):
 def test_threads(b, target):
     p = prof.profile(target, [SCALE], opts=['-F', '1000'])
     path = prof.export(p.spool, 'html')
-    data = page_data(path)
+    data = browser.page_data(path)
     threads = {t['tid'] for t in prof.field(p.report, 'thread_list')
                if t['samples']}
     print(f'threads: {data["samples"]} samples, {len(data["tracks"])} '
@@ -200,7 +188,7 @@ def test_threads(b, target):
 def test_space(b, target):
     p = prof.profile(target, ['0.25'], opts=['--space-interval=16K'])
     path = prof.export(p.spool, 'html', args=('--space', '--alloc'))
-    data = page_data(path)
+    data = browser.page_data(path)
     if data['kind'] != 'space':
         raise prof.Fail(f'space_leak: the page shows a {data["kind"]} '
                         'profile')

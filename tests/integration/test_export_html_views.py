@@ -44,14 +44,6 @@ HEAP_H = 44    # report.js: a heap track's height
 MIN_DIFF_SAMPLES = 400  # a base run's: bench_b then has some 120
 
 
-def page_data(path):
-    text = open(path, encoding='utf-8').read()
-    m = re.search(r'<script type="application/json" id="profile-data">'
-                  r'(.*?)</script>', text, re.S)
-    if not m:
-        raise prof.Fail(f'{path}: no profile-data element')
-    return json.loads(m.group(1))
-
 
 def load(b, path, label):
     b.events.clear()
@@ -149,7 +141,7 @@ def check_heap_range(b, box, data):
 def test_heap(b, target):
     p = prof.profile(target, ['0.25'], opts=['--space-interval=16K'])
     path = prof.export(p.spool, 'html', args=('--space', '--alloc'))
-    data = page_data(path)
+    data = browser.page_data(path)
     if not data.get('heap') or not data['heap']['t']:
         raise prof.Fail('the page has no allocations')
     load(b, path, 'heap')
