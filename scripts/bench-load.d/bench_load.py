@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """The library under load (BENCHMARKS.md, "Under load"): THREADS threads
 of scripts/bench-load.d/load.c computing on every core for SECONDS under
-profrun at 1 kHz, against bare runs and the floor (libfloor: the same
-perf timer with an empty handler) before and after it.
+profrun at 1 kHz, then ROUNDS rounds of shorter runs, bare, under the
+floor (libfloor: the same perf timer with an empty handler) and under
+profrun, in an order that rotates from round to round.
 
-Prints a Markdown table: CPU seconds per unit of work of each run and
-its ratio to the bare runs' mean (CPU per unit does not depend on the
-share of the machine a run had), the samples, drops by cause and spool
-size of the profiled run, its bytes per sample, and how its SAMPLES
-records are spread over the threads (the largest thread's part, and the
-largest part over the mean). Not a test: figures only.
+The long run gives the samples, drops by cause and spool size, its bytes
+per sample, and how its SAMPLES records are spread over the threads (the
+largest thread's part, and the largest part over the mean). The rounds
+give the cost: CPU seconds per unit of work (which does not depend on
+the share of the machine a run had) of the floor and of profrun over the
+same round's bare run, and profrun's excess over the floor in each
+round; the median over the rounds and their range are the figures, since
+on a shared machine two runs a minute apart differ by a few percent.
+Not a test: figures only.
 """
 import argparse
 import collections
@@ -73,13 +77,21 @@ def spool_parts(path):
     return parts, other
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build', default='build-bench-load')
     ap.add_argument('--threads', type=int, default=64)
     ap.add_argument('--seconds', type=float, default=600)
-    ap.add_argument('--bare-seconds', type=float, default=60,
-                    help='length of each bare and floor run (default 60)')
+    ap.add_argument('--rounds', type=int, default=8,
+                    help='rounds of bare, floor and profrun runs (default 8)')
+    ap.add_argument('--round-seconds', type=float, default=20,
+                    help='length of each run of a round (default 20)')
     ap.add_argument('--hz', type=int, default=1000)
     a = ap.parse_args()
 
@@ -97,35 +109,59 @@ def main():
     env = dict(os.environ)
     env_floor = dict(env, LD_PRELOAD=floor, FLOOR_HZ=str(a.hz))
     spool = os.path.join(work, 'load.spool')
-    short = [load, str(a.threads), str(a.bare_seconds)]
     long_ = [profrun, '-q', '-F', str(a.hz), '-o', spool, '--', load,
              str(a.threads), str(a.seconds)]
+    short = [load, str(a.threads), str(a.round_seconds)]
+    kinds = {
+        'bare': (short, env),
+        'floor': (short, env_floor),
+        'profrun': ([profrun, '-q', '-F', str(a.hz), '-o',
+                     os.path.join(work, 'round.spool'), '--'] + short, env),
+    }
 
     print(f'# bench-load: {a.threads} threads, profrun {a.seconds:g} s at '
-          f'{a.hz} Hz, bare and floor {a.bare_seconds:g} s each; '
-          f'{os.cpu_count()} CPUs, load average '
+          f'{a.hz} Hz, then {a.rounds} rounds of bare, floor and profrun '
+          f'{a.round_seconds:g} s each; {os.cpu_count()} CPUs, load average '
           f'{benchlib.read_first("/proc/loadavg").split()[0]} at the start',
           flush=True)
-    rows = []
-    for name, argv, e in (('bare', short, env), ('floor', short, env_floor),
-                          ('profrun', long_, env), ('bare', short, env),
-                          ('floor', short, env_floor)):
-        wall, ru, fig, err = run(argv, e, work,
-                                 timeout=3 * max(a.seconds,
-                                                 a.bare_seconds) + 120)
-        rows.append((name, wall, fig['cpu'], fig['units'],
-                     fig['rss']))
-        print(f'  {name}: {wall:.1f} s wall, {fig["cpu"]:.1f} s CPU, '
-              f'{fig["units"]:.0f} units, max RSS {fig["rss"]:.0f} KiB',
-              flush=True)
-    bare = [r[2] / r[3] for r in rows if r[0] == 'bare']
-    base = sum(bare) / len(bare)
+    timeout = 3 * max(a.seconds, a.round_seconds) + 120
+    wall, _, long_fig, _ = run(long_, env, work, timeout)
+    print(f'  profrun {a.seconds:g} s: {wall:.1f} s wall, '
+          f'{long_fig["cpu"]:.1f} s CPU, {long_fig["units"]:.0f} units, '
+          f'max RSS {long_fig["rss"]:.0f} KiB', flush=True)
+
+    rounds = []
+    order = list(kinds)
+    for r in range(a.rounds):
+        per_unit = {}
+        for name in order[r % 3:] + order[:r % 3]:
+            argv, e = kinds[name]
+            wall, _, fig, _ = run(argv, e, work, timeout)
+            per_unit[name] = fig['cpu'] / fig['units']
+            print(f'  round {r + 1} {name}: {wall:.1f} s wall, '
+                  f'{fig["cpu"]:.1f} s CPU, {fig["units"]:.0f} units, '
+                  f'max RSS {fig["rss"]:.0f} KiB', flush=True)
+        rounds.append(per_unit)
+
     print()
-    print('| run | wall s | CPU s | units | CPU per unit / bare | max RSS KiB |')
-    print('|---|---|---|---|---|---|')
-    for name, wall, cpu, units, rss in rows:
-        print(f'| {name} | {wall:.1f} | {cpu:.1f} | {units:.0f} | '
-              f'{cpu / units / base:.3f} | {rss:.0f} |')
+    print('| round | floor / bare | profrun / bare | '
+          'profrun over the floor, % of bare |')
+    print('|---|---|---|---|')
+    floor_r, prof_r, excess = [], [], []
+    for i, pu in enumerate(rounds):
+        floor_r.append(pu['floor'] / pu['bare'])
+        prof_r.append(pu['profrun'] / pu['bare'])
+        excess.append(100 * (prof_r[-1] - floor_r[-1]))
+        print(f'| {i + 1} | {floor_r[-1]:.3f} | {prof_r[-1]:.3f} | '
+              f'{excess[-1]:+.1f} |')
+    print(f'| median | {median(floor_r):.3f} | {median(prof_r):.3f} | '
+          f'{median(excess):+.1f} (range {min(excess):+.1f} to '
+          f'{max(excess):+.1f}) |')
+    bare = sum(pu['bare'] for pu in rounds) / len(rounds)
+    print()
+    print(f'The {a.seconds:g} s run: '
+          f'{long_fig["cpu"] / long_fig["units"] / bare:.3f} x the rounds\' '
+          f'mean bare CPU per unit; max RSS {long_fig["rss"]:.0f} KiB')
 
     r = subprocess.run([profanalyze, '--json', spool], capture_output=True,
                        text=True, check=True)
