@@ -1,6 +1,17 @@
 /*
  * srcline: DWARF line lookups with libdw (see srcline.h). Without libdw
  * the build keeps the interface and every open fails.
+ *
+ * The inlined calls at an address are found from the function that holds
+ * it: each unit's functions (DW_TAG_subprogram with code) are listed by
+ * address the first time an address in the unit is asked about, and the
+ * search then goes down from that function's DIE through the children
+ * whose ranges hold the address. libdw's dwarf_getscopes() walks the
+ * whole unit from its root on every call, which made a profile of many
+ * distinct addresses in a large unit cost a unit walk per address
+ * (BENCHMARKS.md, "Symbolization").
+ *
+ * Layer: symbolize.
  */
 #include "srcline.h"
 
@@ -21,6 +32,20 @@
 struct cu_range {
 	uint64_t start, end; /* [start, end) */
 	Dwarf_Off die;       /* offset of the unit's DIE */
+	size_t unit;         /* index in srcline.units */
+};
+
+/* A function's address range: [start, end), the offset of its DIE. */
+struct fn_range {
+	uint64_t start, end;
+	Dwarf_Off die;
+};
+
+/* A compilation unit's functions, listed when first needed. */
+struct unit {
+	struct fn_range *fns; /* sorted by start */
+	size_t nfns;
+	bool listed;
 };
 
 /* The file is mapped and its descriptor closed at once: a program with
@@ -30,10 +55,12 @@ struct srcline {
 	Dwarf *dw;
 	struct cu_range *ranges;
 	size_t n;
+	struct unit *units;
+	size_t nunits;
 };
 
 static void
-add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu)
+add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu, size_t unit)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
@@ -44,6 +71,7 @@ add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu)
 		xgrow(&s->ranges, cap, s->n + 1, sizeof(*s->ranges));
 		s->ranges[s->n++] = (struct cu_range){
 			.start = start, .end = end, .die = dwarf_dieoffset(cu),
+			.unit = unit,
 		};
 	}
 }
@@ -61,12 +89,16 @@ static void
 index_units(struct srcline *s)
 {
 	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
+	size_t hsize, cap = 0, ucap = 0;
 
 	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
-		if (dwarf_offdie(s->dw, off + hsize, &cu))
-			add_cu_ranges(s, &cap, &cu);
+		if (dwarf_offdie(s->dw, off + hsize, &cu)) {
+			xgrow(&s->units, &ucap, s->nunits + 1,
+			      sizeof(*s->units));
+			s->units[s->nunits] = (struct unit){ 0 };
+			add_cu_ranges(s, &cap, &cu, s->nunits++);
+		}
 		off = next;
 	}
 	if (s->n)
@@ -126,6 +158,9 @@ srcline_free(struct srcline *s)
 		dwarf_end(s->dw);
 	if (s->elf)
 		elf_end(s->elf);
+	for (size_t i = 0; i < s->nunits; i++)
+		free(s->units[i].fns);
+	free(s->units);
 	free(s->ranges);
 	free(s);
 }
@@ -179,15 +214,107 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 	return false;
 }
 
-/* The unit whose address range holds addr. */
+/* The unit whose address range holds addr, and its index in s->units
+ * when unit is not NULL. */
 static bool
-find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu)
+find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu, size_t *unit)
 {
 	size_t lo = first_above(s, addr);
 	for (size_t k = 0; k < 4 && lo > k; k++) {
 		const struct cu_range *r = &s->ranges[lo - 1 - k];
-		if (addr < r->end && dwarf_offdie(s->dw, r->die, cu))
+		if (addr < r->end && dwarf_offdie(s->dw, r->die, cu)) {
+			if (unit)
+				*unit = r->unit;
 			return true;
+		}
+	}
+	return false;
+}
+
+static int
+cmp_fn(const void *pa, const void *pb)
+{
+	const struct fn_range *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? 1 : a->end > b->end ? -1 : 0;
+}
+
+/* Adds the functions with code among parent's children, and those of the
+ * scopes that can hold functions (namespaces, classes, and functions and
+ * blocks for nested ones), but not of inlined calls: those are the bulk of
+ * a unit and hold no function of their own. */
+static void
+list_fns_under(struct unit *u, size_t *cap, Dwarf_Die *parent)
+{
+	Dwarf_Die d;
+	if (dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&d, off, &base, &start,
+						   &end)) > 0) {
+				if (end <= start)
+					continue;
+				xgrow(&u->fns, cap, u->nfns + 1,
+				      sizeof(*u->fns));
+				u->fns[u->nfns++] = (struct fn_range){
+					.start = start, .end = end,
+					.die = dwarf_dieoffset(&d),
+				};
+			}
+		}
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (dwarf_haschildren(&d) > 0)
+				list_fns_under(u, cap, &d);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+/* The innermost function whose code holds addr (*fn) and its unit
+ * (*cu). */
+static bool
+find_fn(struct srcline *s, uint64_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
+{
+	size_t ui;
+	if (!find_unit(s, addr, cu, &ui))
+		return false;
+	struct unit *u = &s->units[ui];
+	if (!u->listed) {
+		size_t cap = 0;
+		list_fns_under(u, &cap, cu);
+		if (u->nfns)
+			qsort(u->fns, u->nfns, sizeof(*u->fns), cmp_fn);
+		u->listed = true;
+	}
+	size_t lo = 0, hi = u->nfns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->fns[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The last function starting at or below addr is the innermost
+	 * that may hold it (a nested function starts inside its parent);
+	 * a few steps down cover ranges that overlap otherwise. */
+	for (size_t k = 0; k < 8 && lo > k; k++) {
+		const struct fn_range *r = &u->fns[lo - 1 - k];
+		if (addr < r->end)
+			return dwarf_offdie(s->dw, r->die, fn) != NULL;
 	}
 	return false;
 }
@@ -225,47 +352,55 @@ scope_linkage(Dwarf_Die *die)
 	return NULL;
 }
 
+/* Deepest inlined calls are rarely more than a dozen; a chain deeper than
+ * this keeps its outermost calls. */
+#define INLINE_DEPTH_MAX 64
+
 size_t
 srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
 		size_t max)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, die, child, path[INLINE_DEPTH_MAX];
 	Dwarf_Files *files = NULL;
-	size_t nfiles = 0, n = 0;
+	size_t nfiles = 0, np = 0, n = 0;
 
-	if (!find_unit(s, addr, &cu))
+	if (!find_fn(s, addr, &cu, &die))
 		return 0;
-	int ns = dwarf_getscopes(&cu, addr, &scopes);
-	if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
-		files = NULL;
-	for (int i = 0; i < ns && n < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+	/* Down from the function through the blocks and inlined calls that
+	 * hold addr: the inlined calls met are the chain, outermost first. */
+	for (bool down = true; down;) {
+		down = false;
+		if (dwarf_child(&die, &child) != 0)
 			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		unsigned fi = attr_udata(&scopes[i], DW_AT_call_file);
+		do {
+			int tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) &&
+			    dwarf_haspc(&child, addr) > 0) {
+				if (tag == DW_TAG_inlined_subroutine &&
+				    np < INLINE_DEPTH_MAX)
+					path[np++] = child;
+				die = child;
+				down = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (np && dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+		files = NULL;
+	while (np && n < max) {
+		Dwarf_Die *d = &path[--np];
+		unsigned fi = attr_udata(d, DW_AT_call_file);
 		const char *cf = files && fi < nfiles ?
 					 dwarf_filesrc(files, fi, NULL, NULL) :
 					 NULL;
 		out[n++] = (struct srcline_inline){
-			.name = scope_name(&scopes[i]),
-			.linkage = scope_linkage(&scopes[i]),
+			.name = scope_name(d),
+			.linkage = scope_linkage(d),
 			.call_file = cf ? cf : "?",
-			.call_line = attr_udata(&scopes[i], DW_AT_call_line),
+			.call_line = attr_udata(d, DW_AT_call_line),
 		};
-		/* dwarf_getscopes() goes on with the scopes of the inlined
-		 * function's abstract definition, not with the code it was
-		 * inlined into: the scopes holding this instance (itself
-		 * first) are those. */
-		Dwarf_Die *up = NULL;
-		int nu = dwarf_getscopes_die(&scopes[i], &up);
-		free(scopes);
-		scopes = up;
-		ns = nu;
-		i = 0;
 	}
-	free(scopes);
 	return n;
 }
 
@@ -274,7 +409,7 @@ srcline_comp_dir(struct srcline *s, uint64_t addr)
 {
 	Dwarf_Die cu;
 	Dwarf_Attribute a;
-	if (!find_unit(s, addr, &cu) || !dwarf_attr(&cu, DW_AT_comp_dir, &a))
+	if (!find_unit(s, addr, &cu, NULL) || !dwarf_attr(&cu, DW_AT_comp_dir, &a))
 		return NULL;
 	return dwarf_formstring(&a);
 }
@@ -283,25 +418,16 @@ bool
 srcline_function(struct srcline *s, uint64_t addr, const char **file,
 		 unsigned *line)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	bool ok = false;
+	Dwarf_Die cu, fn;
+	const char *f;
+	int l;
 
-	if (!find_unit(s, addr, &cu))
+	if (!find_fn(s, addr, &cu, &fn) || !(f = dwarf_decl_file(&fn)) ||
+	    dwarf_decl_line(&fn, &l) != 0 || l <= 0)
 		return false;
-	int ns = dwarf_getscopes(&cu, addr, &scopes);
-	for (int i = 0; i < ns && !ok; i++) {
-		int l;
-		const char *f;
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-		    !(f = dwarf_decl_file(&scopes[i])) ||
-		    dwarf_decl_line(&scopes[i], &l) != 0 || l <= 0)
-			continue;
-		*file = f;
-		*line = (unsigned)l;
-		ok = true;
-	}
-	free(scopes);
-	return ok;
+	*file = f;
+	*line = (unsigned)l;
+	return true;
 }
 
 #else /* !HAVE_LIBDW */
