@@ -321,9 +321,9 @@ write_costs(struct cgpc *c)
 			cur_fl = f->fl;
 			fn = k->fn;
 			/* A line of zeros in the function's own file, at its
-       * declaration: callgrind_annotate warns about a
-       * function's file that has no line of its own (all
-       * its code inlined from headers). */
+			 * declaration: callgrind_annotate warns about a
+			 * function's file that has no line of its own (all
+			 * its code inlined from headers). */
 			if (k->loc != SPONT) {
 				if (c->addresses)
 					fprintf(out, "%#llx ",
@@ -334,8 +334,8 @@ write_costs(struct cgpc *c)
 			}
 		}
 		/* A call is at its line in the function's own file:
-     * callgrind_annotate counts no call cost in a file, and
-     * would find a file with calls alone empty. */
+		 * callgrind_annotate counts no call cost in a file, and
+		 * would find a file with calls alone empty. */
 		bool call = k->callee != PCPROF_NONE;
 		if (k->loc != SPONT)
 			switch_file(
@@ -346,9 +346,9 @@ write_costs(struct cgpc *c)
 		if (k->callee != PCPROF_NONE) {
 			struct cgfunc *g = &c->funcs[k->callee];
 			/* No cost of its own at the call's line, so that
-       * callgrind_annotate, which counts no call cost in
-       * a file, finds the file of calls alone not empty
-       * (it warns about one). */
+			 * callgrind_annotate, which counts no call cost in
+			 * a file, finds the file of calls alone not empty
+			 * (it warns about one). */
 			if (k->loc != SPONT) {
 				put_position(c, k->loc, true);
 				fputs(" 0 0\n", out);

@@ -34,8 +34,8 @@ struct pcprof_mapping {
 	size_t build_id_len;
 	uint64_t base; /* the instance's load bias */
 	/* Runtime addresses start..limit (whole pages, as the kernel maps
-   * them) are the file from offset on; all 0 when the spool recorded
-   * no segment holding the PCs. */
+	 * them) are the file from offset on; all 0 when the spool recorded
+	 * no segment holding the PCs. */
 	uint64_t start, limit, offset;
 	bool has_lines; /* some location of it has a source line */
 	bool has_inline; /* some location of it is in inlined code */
@@ -61,8 +61,8 @@ struct pcprof_loc {
 	uint32_t line0, nlines; /* lines[line0 ...], innermost first */
 	bool inlined; /* nlines > 1 */
 	/* The function its symbol names, with the file DWARF declares it
-   * in (the last line's function has the file of its line, which
-   * may be a header its code came from): index into funcs. */
+	 * in (the last line's function has the file of its line, which
+	 * may be a header its code came from): index into funcs. */
 	uint32_t decl;
 };
 

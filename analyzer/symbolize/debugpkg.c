@@ -66,7 +66,7 @@ debugpkg_for(const char *path)
 	if (path[0] != '/' || !dpkg_owner(path, buf, sizeof(buf)))
 		return NULL;
 	/* "coreutils: /usr/bin/sha256sum", or "pkg:amd64: path"; a
-   * diversion's line names two packages: take the first. */
+	 * diversion's line names two packages: take the first. */
 	size_t k = strcspn(buf, ":, \n");
 	if (!k || buf[k] != ':')
 		return NULL;

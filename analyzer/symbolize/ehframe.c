@@ -196,7 +196,7 @@ ehframe_load(const struct elffile *f)
 		return NULL;
 	const uint8_t *p = hdr.data;
 	/* version 1; eh_frame_ptr any; the count udata4; the table 4-byte
-   * offsets from the header's start. */
+	 * offsets from the header's start. */
 	size_t ptr_size = enc_size(p[1]);
 	if (p[0] != 1 || p[1] == PE_OMIT || !ptr_size || p[2] != PE_UDATA4 ||
 	    p[3] != PE_DATAREL_SDATA4 || 4 + ptr_size + 4 > hdr.size)
