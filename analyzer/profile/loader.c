@@ -703,13 +703,14 @@ take_arcs(struct load *l, const struct spool_rec *r,
 
 static void
 call_hook(const struct load *l, const struct loader_opts *opts,
-	  const struct spool_sample *s, size_t n, uint64_t weight)
+	  const struct spool_sample *s, size_t n, uint64_t weight,
+	  uint64_t count)
 {
 	if (!opts || !opts->sample_hook)
 		return;
 	struct loader_sample ls = {
 		.prof = l->prof, .map = &l->map, .s = s, .stack = l->stack,
-		.n = n, .weight = weight,
+		.n = n, .weight = weight, .count = count,
 	};
 	opts->sample_hook(opts->sample_hook_arg, &ls);
 }
@@ -739,7 +740,7 @@ take_sample(struct load *l, const struct spool_sample *s,
 	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
 	profile_add_sample(p, l->stack, n, profile_thread(p, s->tid), w,
 			   s->flags);
-	call_hook(l, opts, s, n, w);
+	call_hook(l, opts, s, n, w, 1);
 }
 
 /* A new (stack, thread) total, whose first sample at time_ns is added as
@@ -798,7 +799,7 @@ aggregated(struct load *l, uint64_t idx, uint32_t *threadp, uint64_t time_ns,
 /* Adds the summed samples, each (stack, thread) resolved once, in the
  * order of their first samples. */
 static void
-flush_aggregates(struct load *l)
+flush_aggregates(struct load *l, const struct loader_opts *opts)
 {
 	for (size_t i = 0; i < l->naggs; i++) {
 		struct loader_agg *a = &l->aggs[i];
@@ -819,6 +820,8 @@ flush_aggregates(struct load *l)
 		size_t n = build_stack(l, &s);
 		profile_add_samples(l->prof, l->stack, n, a->thread, a->weight,
 				    a->var, a->count, s.flags);
+		s.tid = l->prof->threads[a->thread].tid;
+		call_hook(l, opts, &s, n, a->weight, a->count);
 	}
 }
 
@@ -938,7 +941,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 			continue;
 		take_sample(l, &s, opts);
 	}
-	flush_aggregates(l);
+	flush_aggregates(l, opts);
 	if (l->unknown_stacks)
 		diag_warn("%s: %llu samples refer to stacks the spool does not "
 			  "define; left out", l->path,
@@ -978,7 +981,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		profile_add_samples(p, l->stack, n, profile_thread(p, a.tid),
 				    a.weight, space_sample_var(a.weight, a.size),
 				    1, s.flags);
-		call_hook(l, opts, &s, n, a.weight);
+		call_hook(l, opts, &s, n, a.weight, 1);
 	}
 }
 
@@ -1034,7 +1037,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.blob = &b;
 	memset(&p1, 0, sizeof(p1));
 	l.progress = opts && opts->progress;
-	l.aggregate = !(opts && opts->sample_hook);
+	l.aggregate = !(opts && opts->sample_hook && !opts->sample_hook_sums);
 	l.t0_ns = now_ns();
 	l.prof = profile_new(PROFILE_KIND_TIME);
 	modmap_init(&l.map);

@@ -10,7 +10,7 @@
  * the distinct stacks, functions and threads, not with the samples.
  * Samples of SAMPLES records (format 2.3) that refer to a stack are
  * summed per stack and thread and added once, when no module was
- * unloaded and no sample_hook is set. Module images (the vdso's bytes)
+ * unloaded and no sample_hook wants each sample (sample_hook_sums). Module images (the vdso's bytes)
  * are attached to their modules between the passes and read from the
  * mapped spool. Damage is reported, never fatal: a file cut
  * inside a record, an impossible length, a malformed record or a missing
@@ -26,7 +26,8 @@ struct modmap;
 struct space_log;
 
 /* One sample as the profile takes it, for the views that need its PCs
- * (annotate.h). With resolve.no_inline, PC i of s (spool_sample_pc, 0
+ * (annotate.h), or with loader_opts.sample_hook_sums count samples of
+ * one stack and thread, summed (s->time_ns is the first one's time). With resolve.no_inline, PC i of s (spool_sample_pc, 0
  * the leaf) is function stack[n - 1 - i] of prof, for i < s->depth;
  * without, a PC in inlined code has several frames (resolver_frames).
  * stack is root first and may start with a marker of a cut stack. map
@@ -38,7 +39,8 @@ struct loader_sample {
 	const struct spool_sample *s;
 	const uint32_t *stack;
 	size_t n;
-	uint64_t weight;
+	uint64_t weight; /* of the count samples */
+	uint64_t count;  /* 1 unless the hook takes sums */
 };
 
 /* Which samples become the profile. */
@@ -63,6 +65,11 @@ struct loader_opts {
 	 * above, or NULL. */
 	void (*sample_hook)(void *arg, const struct loader_sample *ls);
 	void *sample_hook_arg;
+	/* Whether the hook may be called once for the samples of one stack
+	 * and thread, summed, as the profile adds them: for hooks that do
+	 * not look at each sample's time. Then the samples are read as fast
+	 * as without a hook. */
+	bool sample_hook_sums;
 	/* Called once with the spool's allocation records (space.h: every
 	 * sampled allocation and every FREE, whatever the profile's kind,
 	 * view, threads and window), before the samples are added; or NULL.

@@ -176,7 +176,7 @@ loc_of(struct pcprof *pc, uint32_t mapping, uint64_t addr, uint64_t base,
 
 static void
 add_sample(struct pcprof *pc, const uint32_t *locs, uint32_t n, uint32_t tid,
-	   uint64_t weight)
+	   uint64_t weight, uint64_t count)
 {
 	struct pcprof_state *st = pc->st;
 	bool found;
@@ -190,7 +190,7 @@ add_sample(struct pcprof *pc, const uint32_t *locs, uint32_t n, uint32_t tid,
 			    memcmp(pc->stacks + s->stack0, locs,
 				   n * sizeof(*locs)) != 0)
 				continue;
-			s->count++;
+			s->count += count;
 			s->weight += weight;
 			return;
 		}
@@ -204,7 +204,7 @@ add_sample(struct pcprof *pc, const uint32_t *locs, uint32_t n, uint32_t tid,
 			.stack0 = (uint32_t)pc->nstacks,
 			.depth = n,
 			.tid = tid,
-			.count = 1,
+			.count = count,
 			.weight = weight,
 		};
 		pc->nstacks += n;
@@ -247,7 +247,7 @@ on_sample(void *arg, const struct loader_sample *ls)
 		st->scratch[n++] = loc_of(pc, m, look, pc->mappings[m].base,
 					  name, sp->funcs[f].addr);
 	}
-	add_sample(pc, st->scratch, n, s->tid, ls->weight);
+	add_sample(pc, st->scratch, n, s->tid, ls->weight, ls->count);
 }
 
 /* The function (name, file), added when new. */
@@ -342,8 +342,8 @@ resolve_loc(struct pcprof *pc, uint32_t k, struct srcline *sl)
 			file = NULL;
 		nin = srcline_inlines(sl, l->elf_addr, inl, MAX_INLINE);
 		/* Asked at the function's own address, not the PC's: the
-     * same answer for every PC of it (a PC in inlined code may
-     * have none). */
+		 * same answer for every PC of it (a PC in inlined code may
+		 * have none). */
 		uint64_t at = pc->st->outer_addr[k];
 		if (!at || !srcline_function(sl, at, &decl, &decl_line))
 			decl = NULL;
@@ -465,8 +465,9 @@ pcprof_read(const struct pcprof_opts *o)
 	pc->st->o = o;
 	lo.sample_hook = on_sample;
 	lo.sample_hook_arg = pc;
+	lo.sample_hook_sums = true; /* counts and weights, no times */
 	/* One frame per PC (loader_sample): a location's inlined calls are
-   * its lines. */
+	 * its lines. */
 	lo.resolve.no_inline = true;
 	/* The first read gave the warnings about these spools. */
 	diag_set_quiet(true);

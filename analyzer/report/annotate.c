@@ -342,7 +342,8 @@ state_of(struct annotate *a, const struct profile *sp, uint32_t f)
 }
 
 static void
-add_hit(struct target *t, uint64_t addr, bool after, uint64_t weight)
+add_hit(struct target *t, uint64_t addr, bool after, uint64_t weight,
+	uint64_t count)
 {
 	bool found;
 	uint64_t *idx = hmap_ref(&t->hit_index, addr << 1 | after, &found);
@@ -352,7 +353,7 @@ add_hit(struct target *t, uint64_t addr, bool after, uint64_t weight)
 						  .after = after };
 		*idx = t->nhits++;
 	}
-	t->hits[*idx].samples++;
+	t->hits[*idx].samples += count;
 	t->hits[*idx].weight += weight;
 }
 
@@ -363,10 +364,11 @@ cmp_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* Adds one sample of weight to the vector of its n distinct, sorted
- * addresses. */
+/* Adds count samples of weight to the vector of their n distinct,
+ * sorted addresses. */
 static void
-add_vec(struct target *t, const uint64_t *addrs, uint32_t n, uint64_t weight)
+add_vec(struct target *t, const uint64_t *addrs, uint32_t n, uint64_t weight,
+	uint64_t count)
 {
 	uint64_t h = hmap_hash_bytes(HMAP_HASH_INIT, addrs, n * sizeof(*addrs));
 	uint64_t idx;
@@ -376,7 +378,7 @@ add_vec(struct target *t, const uint64_t *addrs, uint32_t n, uint64_t weight)
 		struct tvec *v = &t->vecs[idx];
 		if (v->n == n && memcmp(t->pool + v->off, addrs,
 					n * sizeof(*addrs)) == 0) {
-			v->samples++;
+			v->samples += count;
 			v->weight += weight;
 			return;
 		}
@@ -385,7 +387,7 @@ add_vec(struct target *t, const uint64_t *addrs, uint32_t n, uint64_t weight)
 	memcpy(t->pool + t->npool, addrs, n * sizeof(*addrs));
 	xgrow(&t->vecs, &t->vecs_cap, t->nvecs + 1, sizeof(*t->vecs));
 	t->vecs[t->nvecs] = (struct tvec){
-		.off = (uint32_t)t->npool, .n = n, .samples = 1,
+		.off = (uint32_t)t->npool, .n = n, .samples = count,
 		.weight = weight,
 	};
 	t->npool += n;
@@ -394,7 +396,7 @@ add_vec(struct target *t, const uint64_t *addrs, uint32_t n, uint64_t weight)
 
 /* The addresses the sample had in each target, for --list. */
 static void
-add_totals(struct annotate *a, size_t nscr, uint64_t weight)
+add_totals(struct annotate *a, size_t nscr, uint64_t weight, uint64_t count)
 {
 	xgrow(&a->buf, &a->buf_cap, nscr, sizeof(*a->buf));
 	for (size_t k = 0; k < a->nt; k++) {
@@ -409,7 +411,7 @@ add_totals(struct annotate *a, size_t nscr, uint64_t weight)
 		for (uint32_t i = 1; i < n; i++)
 			if (a->buf[i] != a->buf[u - 1])
 				a->buf[u++] = a->buf[i];
-		add_vec(&a->t[k], a->buf, u, weight);
+		add_vec(&a->t[k], a->buf, u, weight, count);
 	}
 }
 
@@ -441,7 +443,7 @@ on_sample(void *arg, const struct loader_sample *ls)
 		uint64_t addr = look - ls->map->inst[ii].base;
 		struct target *t = &a->t[st - ST_TARGET];
 		if (!charged)
-			add_hit(t, addr, i > 0, ls->weight);
+			add_hit(t, addr, i > 0, ls->weight, ls->count);
 		charged = true;
 		if (!a->want_total)
 			break;
@@ -449,7 +451,7 @@ on_sample(void *arg, const struct loader_sample *ls)
 		a->scr[nscr++] = (struct scratch){ st - ST_TARGET, addr };
 	}
 	if (nscr)
-		add_totals(a, nscr, ls->weight);
+		add_totals(a, nscr, ls->weight, ls->count);
 }
 
 /* Reads every spool again, with the options p was read with. */
@@ -459,6 +461,7 @@ collect(struct annotate *a)
 	struct loader_opts lo = *a->o.load;
 	lo.sample_hook = on_sample;
 	lo.sample_hook_arg = a;
+	lo.sample_hook_sums = true; /* hits and weights, no times */
 	/* One frame per PC (loader_sample), as the report's profile was
 	 * read (main.c): the listings show inlined code themselves. */
 	lo.resolve.no_inline = true;
