@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "annotate.h"
+#include "debuginfo.h"
 #include "diag.h"
 #include "diff.h"
 #include "export.h"
@@ -110,6 +111,7 @@ struct options {
 	double interval;      /* --interval, seconds */
 	const char *format_arg; /* --format, parsed once --diff is known */
 	bool diff;            /* --diff (diff.h) */
+	bool debuginfod;      /* --debuginfod: keep DEBUGINFOD_URLS */
 	struct diff_opts dopts;
 	const char **bases;   /* --base=SPOOL... */
 	size_t nbases, bases_cap;
@@ -140,6 +142,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_ERROR_BARS,
 	OPT_DEBUG_DIR,
+	OPT_DEBUGINFOD,
 	OPT_VERSION,
 	OPT_TIME,
 	OPT_SPACE,
@@ -337,6 +340,10 @@ static const char usage_text[] =
 	"share\n"
 	"      --debug-dir DIR    look for separate debug files under DIR\n"
 	"                         (default " DEBUG_ROOT ")\n"
+	"      --debuginfod       ask the debuginfod servers of "
+	"DEBUGINFOD_URLS for\n"
+	"                         debug files not found locally (off: no "
+	"network)\n"
 	"  -o, -O, --output FILE  write the report to FILE instead of "
 	"standard output\n"
 	"                         (FILE is replaced only once it is "
@@ -447,6 +454,7 @@ static const struct option long_opts[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "error-bars", no_argument, NULL, OPT_ERROR_BARS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -721,6 +729,12 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 	case OPT_DEBUG_DIR:
 		o->load.resolve.debug_root = optarg;
 		break;
+	case OPT_DEBUGINFOD:
+		if (!debuginfo_uses_libdw())
+			usage_error("--debuginfod needs libdw, which this "
+				    "build of profanalyze lacks");
+		o->debuginfod = true;
+		break;
 	case 'o':
 	case 'O':
 		o->output = optarg;
@@ -885,6 +899,11 @@ parse_args(struct options *o, int argc, char **argv)
 		usage_error("--format: '%s' is none of %s", o->format_arg,
 			    export_names());
 	check_applies(o);
+	/* libdw asks the servers in DEBUGINFOD_URLS for every debug file it
+	 * does not find, which Debian sets for login shells: a report (or
+	 * a CI job) would wait on the network without having asked. */
+	if (!o->debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
 	/* Their functions are the symbols' (annotate.c reads the spools
 	 * again, one frame per PC). */
 	if (o->report == REPORT_ANNOTATE)

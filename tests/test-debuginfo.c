@@ -2,16 +2,19 @@
  * Unit tests of analyzer/symbolize/debuginfo.c: the CRC-32 of .gnu_debuglink
  * (known vectors, and the value objcopy wrote into the fixture's link),
  * and the places a debug file is looked for. The lookups themselves,
- * through elfsym, are in test-elfsym.
+ * through elfsym, are in test-elfsym; here, what tells libdw's search
+ * from our own walk.
  *
  * The fixtures are found under $PROFRUN_BUILD_ROOT/tests.
  */
 #include "debuginfo.h"
 
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *root;
 
@@ -87,6 +90,43 @@ START_TEST(debuginfo_none)
 }
 END_TEST
 
+/* libdw also looks beside the file a symlink leads to (a library reached
+ * through /lib on a merged /usr); our own walk does not. So a symlink to
+ * fixture-exe-linked in an empty directory finds fixture-exe.debug if
+ * and only if the search is libdw's. */
+START_TEST(debuginfo_libdw_follows_symlink)
+{
+	struct elffile f, d;
+	struct elffile_why why;
+	char *found, *note, *app, dir[] = "/tmp/test-debuginfo-XXXXXX";
+	char *exe = fx("fixture-exe-linked"), *dbg = fx("fixture-exe.debug");
+	char *want = realpath(dbg, NULL);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert(asprintf(&app, "%s/app", dir) > 0);
+	ck_assert_int_eq(symlink(exe, app), 0);
+	ck_assert_int_eq(elffile_open(&f, app, &why), 0);
+	int rc = debuginfo_open(&f, app, NULL, &d, &found, &note);
+	unlink(app);
+	rmdir(dir);
+	if (debuginfo_uses_libdw()) {
+		ck_assert_int_eq(rc, 0);
+		ck_assert_str_eq(found, want);
+		ck_assert(d.symtab);
+		elffile_close(&d);
+		free(found);
+	} else {
+		ck_assert_int_eq(rc, -1);
+	}
+	ck_assert_ptr_null(note);
+	elffile_close(&f);
+	free(want);
+	free(app);
+	free(dbg);
+	free(exe);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -100,6 +140,7 @@ main(void)
 	tcase_add_test(tc, debuginfo_crc32_vectors);
 	tcase_add_test(tc, debuginfo_crc_matches_objcopy);
 	tcase_add_test(tc, debuginfo_none);
+	tcase_add_test(tc, debuginfo_libdw_follows_symlink);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
