@@ -332,14 +332,16 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 };
 static Dwfl *dwfl;
 
-/* Reports f to the Dwfl and asks libdw for what the lookup needs: its
- * DWARF (which has libdw look for the debug file), or its symbols when
- * the file has DWARF of its own. Every module is dropped again, closing
- * what libdw opened. */
+/* Reports f to the Dwfl and asks libdw for its symbol table, which has
+ * libdw look for the debug file when f has no .symtab of its own (when
+ * it has one, libdw does not look, and our walk finds the file). Not
+ * its DWARF: dwfl_module_getdwarf also reads the debug file's DWARF,
+ * decompressing Debian's compressed sections: 70 to 100 ms a run that
+ * touches libc, against 23 ms for the whole run without it. Every
+ * module is dropped again, closing what libdw opened. */
 static void
 dwfl_lookup(struct lookup *l, const struct elffile *f)
 {
-	Dwarf_Addr bias;
 	void **userdata;
 	int fd = dup(f->fd);
 
@@ -355,10 +357,7 @@ dwfl_lookup(struct lookup *l, const struct elffile *f)
 	}
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = l;
-	if (f->has_dwarf)
-		dwfl_module_getsymtab(mod);
-	else
-		dwfl_module_getdwarf(mod, &bias);
+	dwfl_module_getsymtab(mod);
 	dwfl_report_begin(dwfl);
 	dwfl_report_end(dwfl, NULL, NULL);
 }
