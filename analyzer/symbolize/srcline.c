@@ -29,21 +29,16 @@
 
 #include "regfile.h"
 
-struct cu_range {
+/* An address range of a unit or of a function. */
+struct range {
 	uint64_t start, end; /* [start, end) */
-	Dwarf_Off die;       /* offset of the unit's DIE */
-	size_t unit;         /* index in srcline.units */
-};
-
-/* A function's address range: [start, end), the offset of its DIE. */
-struct fn_range {
-	uint64_t start, end;
-	Dwarf_Off die;
+	Dwarf_Off die;       /* offset of the unit's or function's DIE */
+	size_t unit;         /* a unit's: its index in srcline.units */
 };
 
 /* A compilation unit's functions, listed when first needed. */
 struct unit {
-	struct fn_range *fns; /* sorted by start */
+	struct range *fns; /* sorted by start */
 	size_t nfns;
 	bool listed;
 };
@@ -53,7 +48,7 @@ struct unit {
 struct srcline {
 	Elf *elf;
 	Dwarf *dw;
-	struct cu_range *ranges;
+	struct range *ranges;
 	size_t n;
 	struct unit *units;
 	size_t nunits;
@@ -69,7 +64,7 @@ add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu, size_t unit)
 		if (end <= start)
 			continue;
 		xgrow(&s->ranges, cap, s->n + 1, sizeof(*s->ranges));
-		s->ranges[s->n++] = (struct cu_range){
+		s->ranges[s->n++] = (struct range){
 			.start = start, .end = end, .die = dwarf_dieoffset(cu),
 			.unit = unit,
 		};
@@ -79,7 +74,7 @@ add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu, size_t unit)
 static int
 cmp_range(const void *pa, const void *pb)
 {
-	const struct cu_range *a = pa, *b = pb;
+	const struct range *a = pa, *b = pb;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->end < b->end ? -1 : a->end > b->end;
@@ -184,15 +179,15 @@ lookup_in_unit(struct srcline *s, Dwarf_Off die, uint64_t addr,
 	return true;
 }
 
-/* Index of the first unit range starting above addr: the ones that may
- * hold it come just before. */
+/* Index of the first of the n ranges r (sorted by start) that starts
+ * above addr: the ones that may hold it come just before. */
 static size_t
-first_above(const struct srcline *s, uint64_t addr)
+first_above(const struct range *r, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->ranges[mid].start <= addr)
+		if (r[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -204,10 +199,10 @@ bool
 srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 	       unsigned *line)
 {
-	size_t lo = first_above(s, addr);
+	size_t lo = first_above(s->ranges, s->n, addr);
 	/* Units rarely overlap; a few steps down cover those that do. */
 	for (size_t k = 0; k < 4 && lo > k; k++) {
-		const struct cu_range *r = &s->ranges[lo - 1 - k];
+		const struct range *r = &s->ranges[lo - 1 - k];
 		if (addr < r->end && lookup_in_unit(s, r->die, addr, file, line))
 			return true;
 	}
@@ -219,9 +214,9 @@ srcline_lookup(struct srcline *s, uint64_t addr, const char **file,
 static bool
 find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu, size_t *unit)
 {
-	size_t lo = first_above(s, addr);
+	size_t lo = first_above(s->ranges, s->n, addr);
 	for (size_t k = 0; k < 4 && lo > k; k++) {
-		const struct cu_range *r = &s->ranges[lo - 1 - k];
+		const struct range *r = &s->ranges[lo - 1 - k];
 		if (addr < r->end && dwarf_offdie(s->dw, r->die, cu)) {
 			if (unit)
 				*unit = r->unit;
@@ -234,7 +229,7 @@ find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu, size_t *unit)
 static int
 cmp_fn(const void *pa, const void *pb)
 {
-	const struct fn_range *a = pa, *b = pb;
+	const struct range *a = pa, *b = pb;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->end < b->end ? 1 : a->end > b->end ? -1 : 0;
@@ -261,7 +256,7 @@ list_fns_under(struct unit *u, size_t *cap, Dwarf_Die *parent)
 					continue;
 				xgrow(&u->fns, cap, u->nfns + 1,
 				      sizeof(*u->fns));
-				u->fns[u->nfns++] = (struct fn_range){
+				u->fns[u->nfns++] = (struct range){
 					.start = start, .end = end,
 					.die = dwarf_dieoffset(&d),
 				};
@@ -300,19 +295,12 @@ find_fn(struct srcline *s, uint64_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
 			qsort(u->fns, u->nfns, sizeof(*u->fns), cmp_fn);
 		u->listed = true;
 	}
-	size_t lo = 0, hi = u->nfns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (u->fns[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_above(u->fns, u->nfns, addr);
 	/* The last function starting at or below addr is the innermost
 	 * that may hold it (a nested function starts inside its parent);
 	 * a few steps down cover ranges that overlap otherwise. */
 	for (size_t k = 0; k < 8 && lo > k; k++) {
-		const struct fn_range *r = &u->fns[lo - 1 - k];
+		const struct range *r = &u->fns[lo - 1 - k];
 		if (addr < r->end)
 			return dwarf_offdie(s->dw, r->die, fn) != NULL;
 	}
