@@ -91,6 +91,16 @@ struct load {
 	 * no module was unloaded (a PC's function cannot then depend on
 	 * when it was sampled) and no hook wants each sample. */
 	bool aggregate;
+	/* A hook wants every sample with its time (no sample_hook_sums):
+	 * a sample summed into its stack's total is still passed to it,
+	 * with the functions its stack resolved to the first time, kept
+	 * here by stack (built[idx] is their offset in built_funcs + 1,
+	 * 0 not yet; the first is their number). */
+	bool hook_each;
+	uint64_t *built;
+	size_t built_cap;
+	uint32_t *built_funcs;
+	size_t nbuilt_funcs, built_funcs_cap;
 	struct hmap agg_ids; /* stack << 32 | thread index -> aggs + 1 */
 	uint32_t tid;        /* of the SAMPLES record being read */
 	struct loader_agg {
@@ -703,14 +713,14 @@ take_arcs(struct load *l, const struct spool_rec *r,
 
 static void
 call_hook(const struct load *l, const struct loader_opts *opts,
-	  const struct spool_sample *s, size_t n, uint64_t weight,
-	  uint64_t count)
+	  const struct spool_sample *s, const uint32_t *stack, size_t n,
+	  uint64_t weight, uint64_t count, uint64_t key)
 {
 	if (!opts || !opts->sample_hook)
 		return;
 	struct loader_sample ls = {
-		.prof = l->prof, .map = &l->map, .s = s, .stack = l->stack,
-		.n = n, .weight = weight, .count = count,
+		.prof = l->prof, .map = &l->map, .s = s, .stack = stack,
+		.n = n, .weight = weight, .count = count, .stack_key = key,
 	};
 	opts->sample_hook(opts->sample_hook_arg, &ls);
 }
@@ -727,9 +737,31 @@ in_window(const struct load *l, const struct loader_opts *opts,
 	return t >= opts->from_ns && t < opts->to_ns;
 }
 
-/* Adds one time sample to the profile. */
+/* Keeps the n functions of l->stack as those of stack idx, for the
+ * later samples of the stack (hook_each). */
 static void
-take_sample(struct load *l, const struct spool_sample *s,
+keep_built(struct load *l, uint64_t idx, size_t n)
+{
+	if (idx >= l->built_cap) {
+		size_t old = l->built_cap;
+		xgrow(&l->built, &l->built_cap, idx + 1, sizeof(*l->built));
+		memset(l->built + old, 0,
+		       (l->built_cap - old) * sizeof(*l->built));
+	}
+	if (l->built[idx])
+		return;
+	xgrow(&l->built_funcs, &l->built_funcs_cap, l->nbuilt_funcs + n + 1,
+	      sizeof(*l->built_funcs));
+	l->built[idx] = l->nbuilt_funcs + 1;
+	l->built_funcs[l->nbuilt_funcs++] = (uint32_t)n;
+	memcpy(l->built_funcs + l->nbuilt_funcs, l->stack, n * sizeof(*l->stack));
+	l->nbuilt_funcs += n;
+}
+
+/* Adds one time sample to the profile; idx is the stack it refers to
+ * (stack_index), UINT64_MAX for none. */
+static void
+take_sample(struct load *l, const struct spool_sample *s, uint64_t idx,
 	    const struct loader_opts *opts)
 {
 	struct profile *p = l->prof;
@@ -740,7 +772,30 @@ take_sample(struct load *l, const struct spool_sample *s,
 	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
 	profile_add_sample(p, l->stack, n, profile_thread(p, s->tid), w,
 			   s->flags);
-	call_hook(l, opts, s, n, w, 1);
+	if (l->hook_each && l->aggregate && idx != UINT64_MAX)
+		keep_built(l, idx, n);
+	call_hook(l, opts, s, l->stack, n, w, 1,
+		  l->aggregate && idx != UINT64_MAX ? idx + 1 : 0);
+}
+
+/* A sample of stack idx, summed into its total, passed on to a hook that
+ * wants each one (hook_each), with the functions its first sample
+ * resolved to. */
+static void
+hook_summed(struct load *l, uint64_t idx, uint64_t time_ns, uint64_t w,
+	    const struct loader_opts *opts)
+{
+	const struct loader_stack *st = &l->stacks[idx];
+	struct spool_sample s = {
+		.time_ns = time_ns, .tid = l->tid, .kind = SPOOL_SAMPLE_TIME,
+		.weight = w, .flags = st->flags, .depth = st->depth,
+		.pcs_raw = l->pcs + st->off,
+	};
+	if (idx >= l->built_cap || !l->built[idx]) {
+		keep_built(l, idx, build_stack(l, &s)); /* not expected */
+	}
+	const uint32_t *f = l->built_funcs + l->built[idx] - 1;
+	call_hook(l, opts, &s, f + 1, f[0], w, 1, idx + 1);
 }
 
 /* A new (stack, thread) total, whose first sample at time_ns is added as
@@ -776,6 +831,8 @@ aggregated(struct load *l, uint64_t idx, uint32_t *threadp, uint64_t time_ns,
 		sum->weight += w;
 		sum->var += var;
 		sum->count++;
+		if (l->hook_each)
+			hook_summed(l, idx, time_ns, w, opts);
 		return true;
 	}
 	if (!sum->agg && l->naggs + 1 < UINT32_MAX) {
@@ -793,6 +850,8 @@ aggregated(struct load *l, uint64_t idx, uint32_t *threadp, uint64_t time_ns,
 	a->weight += w;
 	a->var += var;
 	a->count++;
+	if (l->hook_each)
+		hook_summed(l, idx, time_ns, w, opts);
 	return true;
 }
 
@@ -821,7 +880,9 @@ flush_aggregates(struct load *l, const struct loader_opts *opts)
 		profile_add_samples(l->prof, l->stack, n, a->thread, a->weight,
 				    a->var, a->count, s.flags);
 		s.tid = l->prof->threads[a->thread].tid;
-		call_hook(l, opts, &s, n, a->weight, a->count);
+		if (opts && opts->sample_hook_sums)
+			call_hook(l, opts, &s, l->stack, n, a->weight, a->count,
+				  a->stack + 1);
 	}
 }
 
@@ -869,7 +930,7 @@ take_entry(struct load *l, uint32_t tid, const struct spool_entry *e,
 		l->unknown_stacks++;
 		return;
 	}
-	take_sample(l, &s, opts);
+	take_sample(l, &s, idx, opts);
 }
 
 /* How many entries take_entries decodes ahead of the one it adds: their
@@ -939,7 +1000,7 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 		    s.kind != SPOOL_SAMPLE_TIME ||
 		    (opts && !thread_wanted(l, opts, s.tid)))
 			continue;
-		take_sample(l, &s, opts);
+		take_sample(l, &s, UINT64_MAX, opts);
 	}
 	flush_aggregates(l, opts);
 	if (l->unknown_stacks)
@@ -981,7 +1042,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		profile_add_samples(p, l->stack, n, profile_thread(p, a.tid),
 				    a.weight, space_sample_var(a.weight, a.size),
 				    1, s.flags);
-		call_hook(l, opts, &s, n, a.weight, 1);
+		call_hook(l, opts, &s, l->stack, n, a.weight, 1, 0);
 	}
 }
 
@@ -1037,7 +1098,8 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.blob = &b;
 	memset(&p1, 0, sizeof(p1));
 	l.progress = opts && opts->progress;
-	l.aggregate = !(opts && opts->sample_hook && !opts->sample_hook_sums);
+	l.aggregate = true;
+	l.hook_each = opts && opts->sample_hook && !opts->sample_hook_sums;
 	l.t0_ns = now_ns();
 	l.prof = profile_new(PROFILE_KIND_TIME);
 	modmap_init(&l.map);
@@ -1085,6 +1147,8 @@ loader_read(const char *path, const struct loader_opts *opts)
 		free(l.streams[i].idx);
 	free(l.streams);
 	hmap_free(&l.agg_ids);
+	free(l.built);
+	free(l.built_funcs);
 	free(l.aggs);
 	free(l.stacks);
 	free(l.sums);

@@ -10,7 +10,8 @@
  * the distinct stacks, functions and threads, not with the samples.
  * Samples of SAMPLES records (format 2.3) that refer to a stack are
  * summed per stack and thread and added once, when no module was
- * unloaded and no sample_hook wants each sample (sample_hook_sums). Module images (the vdso's bytes)
+ * unloaded; a sample_hook still gets each sample, with the functions the
+ * stack's first sample resolved to, or the sums (sample_hook_sums). Module images (the vdso's bytes)
  * are attached to their modules between the passes and read from the
  * mapped spool. Damage is reported, never fatal: a file cut
  * inside a record, an impossible length, a malformed record or a missing
@@ -41,6 +42,12 @@ struct loader_sample {
 	size_t n;
 	uint64_t weight; /* of the count samples */
 	uint64_t count;  /* 1 unless the hook takes sums */
+	/* Which stack of the spool the sample has, + 1: samples with the
+	 * same key in one read have the same stack and functions (a hook
+	 * may keep what it made of them by key); 0 for a stack of its
+	 * own, or when a module was unloaded. Keys are below the number of
+	 * the spool's stack definitions + 1. */
+	uint64_t stack_key;
 };
 
 /* Which samples become the profile. */

@@ -30,6 +30,10 @@ struct collect {
 	uint32_t ellipsis;    /* the "..." node, or PROFILE_NONE */
 	uint32_t *state;      /* per function of the spool read: above */
 	size_t state_cap;
+	/* Per stack of the spool read (loader_sample.stack_key): 0 not
+	 * placed yet, 1 placed nowhere (PROFILE_NONE), else its node + 2. */
+	uint32_t *placed;
+	size_t placed_cap;
 	struct hmap tracks;   /* tid -> track, for the spool read */
 	uint32_t spool;
 };
@@ -142,12 +146,32 @@ track_of(struct collect *c, const struct loader_sample *ls)
 	return (uint32_t)t->ntracks++;
 }
 
+/* place(), once per stack of the spool being read. */
+static uint32_t
+place_once(struct collect *c, const struct loader_sample *ls)
+{
+	uint64_t k = ls->stack_key;
+	if (!k)
+		return place(c, ls);
+	if (k >= c->placed_cap) {
+		size_t old = c->placed_cap;
+		xgrow(&c->placed, &c->placed_cap, k + 1, sizeof(*c->placed));
+		memset(c->placed + old, 0,
+		       (c->placed_cap - old) * sizeof(*c->placed));
+	}
+	if (!c->placed[k]) {
+		uint32_t node = place(c, ls);
+		c->placed[k] = node == PROFILE_NONE ? 1 : node + 2;
+	}
+	return c->placed[k] == 1 ? PROFILE_NONE : c->placed[k] - 2;
+}
+
 static void
 on_sample(void *arg, const struct loader_sample *ls)
 {
 	struct collect *c = arg;
 	struct timeline *t = c->t;
-	uint32_t node = place(c, ls);
+	uint32_t node = place_once(c, ls);
 
 	if (node == PROFILE_NONE)
 		return;
@@ -269,6 +293,8 @@ timeline_collect(const struct profile *p, char *const *paths, size_t n,
 		c.spool = (uint32_t)i;
 		if (c.state)
 			memset(c.state, 0, c.state_cap * sizeof(*c.state));
+		if (c.placed)
+			memset(c.placed, 0, c.placed_cap * sizeof(*c.placed));
 		hmap_free(&c.tracks);
 		hmap_init(&c.tracks);
 		struct profile *sp = loader_read(paths[i], &lo);
@@ -285,6 +311,7 @@ timeline_collect(const struct profile *p, char *const *paths, size_t n,
 	hmap_free(&c.children);
 	hmap_free(&c.tracks);
 	free(c.state);
+	free(c.placed);
 	if (ret < 0) {
 		timeline_free(t);
 		return NULL;
