@@ -15,8 +15,8 @@
  * the candidates before the one libdw found (none when it was the
  * first), or at all of them when libdw found nothing, and then takes a
  * match of its own: what libdw was kept from (a place left out, an image
- * in memory, a file that has its own DWARF, for which libdw does not
- * look further). When no place libdw would look in holds anything and
+ * in memory, a file with a .symtab of its own, for which libdw does not
+ * look further: see dwfl_lookup). When no place libdw would look in holds anything and
  * debuginfod is off, libdw is not asked at all.
  *
  * The CRC is computed over the whole candidate, which can be large, so it

@@ -17,9 +17,11 @@
  * /a/b; the places of the file's real path when it is reached through a
  * symlink) and, when DEBUGINFOD_URLS is set, the debuginfod servers
  * (profanalyze's main unsets it unless --debuginfod is given). Places
- * holding a FIFO or a device are left out of it. Our own walk of 1. and
- * 2. then gives the notes, libdw being silent about mismatches, and is
- * the whole search in a build without libdw.
+ * holding a FIFO or a device are left out of it; a file that has a
+ * .symtab of its own is not searched for by libdw. Our own walk of 1. and
+ * 2. then gives the notes, libdw being silent about mismatches, finds
+ * what libdw did not look for, and is the whole search in a build
+ * without libdw.
  */
 #ifndef PROFANALYZE_DEBUGINFO_H
 #define PROFANALYZE_DEBUGINFO_H
