@@ -89,13 +89,13 @@ struct load {
 	 * in the order a SAMPLE record's would make them), the others are
 	 * summed here and added once at the end, resolved once. Only when
 	 * no module was unloaded (a PC's function cannot then depend on
-	 * when it was sampled) and no hook wants each sample. */
+	 * when it was sampled). Set in the first pass only. */
 	bool aggregate;
 	/* A hook wants every sample with its time (no sample_hook_sums):
 	 * a sample summed into its stack's total is still passed to it,
-	 * with the functions its stack resolved to the first time, kept
-	 * here by stack (built[idx] is their offset in built_funcs + 1,
-	 * 0 not yet; the first is their number). */
+	 * with its stack's functions resolved once and kept here by stack
+	 * (built[idx] is their offset in built_funcs + 1, 0 not yet; the
+	 * first is their number). */
 	bool hook_each;
 	uint64_t *built;
 	size_t built_cap;
@@ -737,27 +737,6 @@ in_window(const struct load *l, const struct loader_opts *opts,
 	return t >= opts->from_ns && t < opts->to_ns;
 }
 
-/* Keeps the n functions of l->stack as those of stack idx, for the
- * later samples of the stack (hook_each). */
-static void
-keep_built(struct load *l, uint64_t idx, size_t n)
-{
-	if (idx >= l->built_cap) {
-		size_t old = l->built_cap;
-		xgrow(&l->built, &l->built_cap, idx + 1, sizeof(*l->built));
-		memset(l->built + old, 0,
-		       (l->built_cap - old) * sizeof(*l->built));
-	}
-	if (l->built[idx])
-		return;
-	xgrow(&l->built_funcs, &l->built_funcs_cap, l->nbuilt_funcs + n + 1,
-	      sizeof(*l->built_funcs));
-	l->built[idx] = l->nbuilt_funcs + 1;
-	l->built_funcs[l->nbuilt_funcs++] = (uint32_t)n;
-	memcpy(l->built_funcs + l->nbuilt_funcs, l->stack, n * sizeof(*l->stack));
-	l->nbuilt_funcs += n;
-}
-
 /* Adds one time sample to the profile; idx is the stack it refers to
  * (stack_index), UINT64_MAX for none. */
 static void
@@ -772,15 +751,13 @@ take_sample(struct load *l, const struct spool_sample *s, uint64_t idx,
 	uint64_t w = s->weight ? s->weight : p->hdr.period_ns;
 	profile_add_sample(p, l->stack, n, profile_thread(p, s->tid), w,
 			   s->flags);
-	if (l->hook_each && l->aggregate && idx != UINT64_MAX)
-		keep_built(l, idx, n);
 	call_hook(l, opts, s, l->stack, n, w, 1,
 		  l->aggregate && idx != UINT64_MAX ? idx + 1 : 0);
 }
 
 /* A sample of stack idx, summed into its total, passed on to a hook that
- * wants each one (hook_each), with the functions its first sample
- * resolved to. */
+ * wants each one (hook_each), with the stack's functions resolved the
+ * first time and kept. */
 static void
 hook_summed(struct load *l, uint64_t idx, uint64_t time_ns, uint64_t w,
 	    const struct loader_opts *opts)
@@ -791,8 +768,21 @@ hook_summed(struct load *l, uint64_t idx, uint64_t time_ns, uint64_t w,
 		.weight = w, .flags = st->flags, .depth = st->depth,
 		.pcs_raw = l->pcs + st->off,
 	};
-	if (idx >= l->built_cap || !l->built[idx]) {
-		keep_built(l, idx, build_stack(l, &s)); /* not expected */
+	if (idx >= l->built_cap) {
+		size_t old = l->built_cap;
+		xgrow(&l->built, &l->built_cap, idx + 1, sizeof(*l->built));
+		memset(l->built + old, 0,
+		       (l->built_cap - old) * sizeof(*l->built));
+	}
+	if (!l->built[idx]) {
+		size_t n = build_stack(l, &s);
+		xgrow(&l->built_funcs, &l->built_funcs_cap,
+		      l->nbuilt_funcs + n + 1, sizeof(*l->built_funcs));
+		l->built[idx] = l->nbuilt_funcs + 1;
+		l->built_funcs[l->nbuilt_funcs++] = (uint32_t)n;
+		memcpy(l->built_funcs + l->nbuilt_funcs, l->stack,
+		       n * sizeof(*l->stack));
+		l->nbuilt_funcs += n;
 	}
 	const uint32_t *f = l->built_funcs + l->built[idx] - 1;
 	call_hook(l, opts, &s, f + 1, f[0], w, 1, idx + 1);
@@ -879,10 +869,11 @@ flush_aggregates(struct load *l, const struct loader_opts *opts)
 		size_t n = build_stack(l, &s);
 		profile_add_samples(l->prof, l->stack, n, a->thread, a->weight,
 				    a->var, a->count, s.flags);
-		s.tid = l->prof->threads[a->thread].tid;
-		if (opts && opts->sample_hook_sums)
+		if (opts && opts->sample_hook_sums) {
+			s.tid = l->prof->threads[a->thread].tid;
 			call_hook(l, opts, &s, l->stack, n, a->weight, a->count,
 				  a->stack + 1);
+		}
 	}
 }
 

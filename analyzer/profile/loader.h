@@ -10,12 +10,13 @@
  * the distinct stacks, functions and threads, not with the samples.
  * Samples of SAMPLES records (format 2.3) that refer to a stack are
  * summed per stack and thread and added once, when no module was
- * unloaded; a sample_hook still gets each sample, with the functions the
- * stack's first sample resolved to, or the sums (sample_hook_sums). Module images (the vdso's bytes)
- * are attached to their modules between the passes and read from the
- * mapped spool. Damage is reported, never fatal: a file cut
- * inside a record, an impossible length, a malformed record or a missing
- * footer each give one warning and the report covers what was read.
+ * unloaded; a sample_hook still gets each sample, with the stack's
+ * functions resolved once, or the sums (sample_hook_sums). Module images
+ * (the vdso's bytes) are attached to their modules between the passes
+ * and read from the mapped spool. Damage is reported, never fatal: a
+ * file cut inside a record, an impossible length, a malformed record or
+ * a missing footer each give one warning and the report covers what was
+ * read.
  */
 #ifndef PROFANALYZE_LOADER_H
 #define PROFANALYZE_LOADER_H
@@ -28,9 +29,10 @@ struct space_log;
 
 /* One sample as the profile takes it, for the views that need its PCs
  * (annotate.h), or with loader_opts.sample_hook_sums count samples of
- * one stack and thread, summed (s->time_ns is the first one's time). With resolve.no_inline, PC i of s (spool_sample_pc, 0
- * the leaf) is function stack[n - 1 - i] of prof, for i < s->depth;
- * without, a PC in inlined code has several frames (resolver_frames).
+ * one stack and thread, summed (s->time_ns is the first one's time).
+ * With resolve.no_inline, PC i of s (spool_sample_pc, 0 the leaf) is
+ * function stack[n - 1 - i] of prof, for i < s->depth; without, a PC in
+ * inlined code has several frames (resolver_frames).
  * stack is root first and may start with a marker of a cut stack. map
  * places the PCs in module instances at s->time_ns. All valid during
  * the call only. */
