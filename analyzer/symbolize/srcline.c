@@ -71,13 +71,16 @@ add_cu_ranges(struct srcline *s, size_t *cap, Dwarf_Die *cu, size_t unit)
 	}
 }
 
+/* By start, and of ranges that start together the longer first: the
+ * searches look from the last range starting at or below an address
+ * downwards, so they meet the innermost first. */
 static int
 cmp_range(const void *pa, const void *pb)
 {
 	const struct range *a = pa, *b = pb;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	return a->end < b->end ? -1 : a->end > b->end;
+	return a->end < b->end ? 1 : a->end > b->end ? -1 : 0;
 }
 
 static void
@@ -226,15 +229,6 @@ find_unit(struct srcline *s, uint64_t addr, Dwarf_Die *cu, size_t *unit)
 	return false;
 }
 
-static int
-cmp_fn(const void *pa, const void *pb)
-{
-	const struct range *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->end < b->end ? 1 : a->end > b->end ? -1 : 0;
-}
-
 /* Adds the functions with code among parent's children, and those of the
  * scopes that can hold functions (namespaces, classes, and functions and
  * blocks for nested ones), but not of inlined calls: those are the bulk of
@@ -292,7 +286,7 @@ find_fn(struct srcline *s, uint64_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
 		size_t cap = 0;
 		list_fns_under(u, &cap, cu);
 		if (u->nfns)
-			qsort(u->fns, u->nfns, sizeof(*u->fns), cmp_fn);
+			qsort(u->fns, u->nfns, sizeof(*u->fns), cmp_range);
 		u->listed = true;
 	}
 	size_t lo = first_above(u->fns, u->nfns, addr);
