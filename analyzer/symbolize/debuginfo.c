@@ -15,9 +15,9 @@
  * the candidates before the one libdw found (none when it was the
  * first), or at all of them when libdw found nothing, and then takes a
  * match of its own: what libdw was kept from (a place left out, an image
- * in memory, a file with a .symtab of its own, for which libdw does not
- * look further: see dwfl_lookup). When no place libdw would look in holds anything and
- * debuginfod is off, libdw is not asked at all.
+ * in memory). libdw is not asked for a file with a .symtab of its own,
+ * for which it would not look (see dwfl_lookup), nor when no place it
+ * would look in holds anything and debuginfod is off.
  *
  * The CRC is computed over the whole candidate, which can be large, so it
  * is computed only when build-ids cannot decide, and only for the
@@ -332,13 +332,13 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 };
 static Dwfl *dwfl;
 
-/* Reports f to the Dwfl and asks libdw for its symbol table, which has
- * libdw look for the debug file when f has no .symtab of its own (when
- * it has one, libdw does not look, and our walk finds the file). Not
- * its DWARF: dwfl_module_getdwarf also reads the debug file's DWARF,
- * decompressing Debian's compressed sections: 70 to 100 ms a run that
- * touches libc, against 23 ms for the whole run without it. Every
- * module is dropped again, closing what libdw opened. */
+/* Reports f (which has no .symtab) to the Dwfl and asks libdw for its
+ * symbol table, which has libdw look for the debug file (for a file with
+ * a .symtab of its own it would not look). Not its DWARF:
+ * dwfl_module_getdwarf also reads the debug file's DWARF, decompressing
+ * Debian's compressed sections: 70 to 100 ms a run that touches libc,
+ * against 23 ms for the whole run without it. Every module is dropped
+ * again, closing what libdw opened. */
 static void
 dwfl_lookup(struct lookup *l, const struct elffile *f)
 {
@@ -426,7 +426,8 @@ debuginfo_open(const struct elffile *f, const char *path, const char *root,
 	*found = NULL;
 #ifdef HAVE_LIBDW
 	struct elffile_why why;
-	*found = path && f->fd >= 0 ? dwfl_find(f, path, root) : NULL;
+	*found = path && f->fd >= 0 && !f->symtab ? dwfl_find(f, path, root)
+						   : NULL;
 	if (*found && elffile_open(out, *found, &why) != 0) {
 		free(*found);
 		*found = NULL;
