@@ -19,6 +19,7 @@ import argparse
 import collections
 import json
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -75,12 +76,6 @@ def spool_parts(path):
             other += 8 + length
         pos += 8 + length
     return parts, other
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return (xs[n // 2] + xs[(n - 1) // 2]) / 2
 
 
 def main():
@@ -154,8 +149,9 @@ def main():
         excess.append(100 * (prof_r[-1] - floor_r[-1]))
         print(f'| {i + 1} | {floor_r[-1]:.3f} | {prof_r[-1]:.3f} | '
               f'{excess[-1]:+.1f} |')
-    print(f'| median | {median(floor_r):.3f} | {median(prof_r):.3f} | '
-          f'{median(excess):+.1f} (range {min(excess):+.1f} to '
+    med = statistics.median
+    print(f'| median | {med(floor_r):.3f} | {med(prof_r):.3f} | '
+          f'{med(excess):+.1f} (range {min(excess):+.1f} to '
           f'{max(excess):+.1f}) |')
     bare = sum(pu['bare'] for pu in rounds) / len(rounds)
     print()
