@@ -24,6 +24,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -610,8 +611,51 @@ create_temp(const char *output, char *tmp, size_t cap)
 	}
 }
 
+/* The program's environment: profrun's own, with the library's settings
+ * put in. profrun's environment stays as it was (a library preloaded into
+ * profrun itself sees what it was given). */
+struct env {
+	char **v; /* NULL-terminated */
+	size_t n;
+};
+
 static void
-set_env(const struct options *o, const char *lib, const char *tmp)
+env_init(struct env *e)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	/* Room for every setting put below. */
+	e->v = calloc(n + 32, sizeof(*e->v));
+	if (!e->v) {
+		fprintf(stderr, "profrun: out of memory\n");
+		exit(2);
+	}
+	memcpy(e->v, environ, n * sizeof(*e->v));
+	e->n = n;
+}
+
+static void
+setenv_in(struct env *e, const char *key, const char *value)
+{
+	size_t klen = strlen(key);
+	char *kv = malloc(klen + strlen(value) + 2);
+	if (!kv) {
+		fprintf(stderr, "profrun: out of memory\n");
+		exit(2);
+	}
+	sprintf(kv, "%s=%s", key, value);
+	for (size_t i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], key, klen) == 0 && e->v[i][klen] == '=') {
+			e->v[i] = kv;
+			return;
+		}
+	e->v[e->n++] = kv;
+}
+
+static void
+set_env(struct env *e, const struct options *o, const char *lib,
+	const char *tmp)
 {
 	char buf[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
@@ -619,34 +663,36 @@ set_env(const struct options *o, const char *lib, const char *tmp)
 		snprintf(buf, sizeof(buf), "%s:%s", lib, old);
 	else
 		snprintf(buf, sizeof(buf), "%s", lib);
-	setenv("LD_PRELOAD", buf, 1);
-	setenv("PROF_SPOOL", tmp, 1);
-	setenv("PROF_OUTPUT", o->output, 1);
+	setenv_in(e, "LD_PRELOAD", buf);
+	setenv_in(e, "PROF_SPOOL", tmp);
+	setenv_in(e, "PROF_OUTPUT", o->output);
 	snprintf(buf, sizeof(buf), "%u", o->hz);
-	setenv("PROF_HZ", buf, 1);
+	setenv_in(e, "PROF_HZ", buf);
 	static const char *const timer_env[] = { "auto", "perf", "posix", "itimer" };
-	setenv("PROF_TIMER", timer_env[o->timer], 1);
-	setenv("PROF_CLOCK", o->wall ? "wall" : "cpu", 1);
+	setenv_in(e, "PROF_TIMER", timer_env[o->timer]);
+	setenv_in(e, "PROF_CLOCK", o->wall ? "wall" : "cpu");
+	/* The program is profrun's child (set before it exists, so named by
+	 * its parent). */
 	snprintf(buf, sizeof(buf), "%d", (int)getpid());
-	setenv("PROF_PID", buf, 1);
-	setenv("PROF_FOLLOW", o->follow ? "1" : "0", 1);
+	setenv_in(e, "PROF_PARENT", buf);
+	setenv_in(e, "PROF_FOLLOW", o->follow ? "1" : "0");
 	snprintf(buf, sizeof(buf), "%d", o->sig);
-	setenv("PROF_SIGNAL", buf, 1);
-	setenv("PROF_START_PAUSED", o->start_paused ? "1" : "0", 1);
+	setenv_in(e, "PROF_SIGNAL", buf);
+	setenv_in(e, "PROF_START_PAUSED", o->start_paused ? "1" : "0");
 	snprintf(buf, sizeof(buf), "%d", o->toggle_sig);
-	setenv("PROF_TOGGLE_SIGNAL", buf, 1);
-	setenv("PROF_MAX_SAMPLES", o->max_samples ? o->max_samples : "0", 1);
+	setenv_in(e, "PROF_TOGGLE_SIGNAL", buf);
+	setenv_in(e, "PROF_MAX_SAMPLES", o->max_samples ? o->max_samples : "0");
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->max_size);
-	setenv("PROF_MAX_SIZE", buf, 1);
+	setenv_in(e, "PROF_MAX_SIZE", buf);
 	snprintf(buf, sizeof(buf), "%u", o->max_depth);
-	setenv("PROF_MAX_DEPTH", buf, 1);
-	setenv("PROF_DELAY", o->delay ? o->delay : "0", 1);
-	setenv("PROF_DURATION", o->duration ? o->duration : "0", 1);
-	setenv("PROF_TIME", o->time ? "1" : "0", 1);
-	setenv("PROF_JITTER", o->jitter ? "1" : "0", 1);
+	setenv_in(e, "PROF_MAX_DEPTH", buf);
+	setenv_in(e, "PROF_DELAY", o->delay ? o->delay : "0");
+	setenv_in(e, "PROF_DURATION", o->duration ? o->duration : "0");
+	setenv_in(e, "PROF_TIME", o->time ? "1" : "0");
+	setenv_in(e, "PROF_JITTER", o->jitter ? "1" : "0");
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->space_interval);
-	setenv("PROF_SPACE_INTERVAL", buf, 1);
-	setenv("PROF_SPACE_SEED", o->space_seed ? o->space_seed : "0", 1);
+	setenv_in(e, "PROF_SPACE_INTERVAL", buf);
+	setenv_in(e, "PROF_SPACE_SEED", o->space_seed ? o->space_seed : "0");
 }
 
 /* The signals profrun passes on to the program, as timeout(1) and
@@ -681,27 +727,50 @@ forwarded_set(sigset_t *set)
 
 static int
 run(char **argv, const char *path, const struct options *o, const char *lib,
-    const char *tmp)
+    const char *tmp, int *not_run)
 {
-	/* Blocked across fork, so that none is lost before the handlers
-	 * stand and the program starts with the mask profrun was given. */
+	/* Blocked across the spawn, so that none is lost before the handlers
+	 * stand; the program starts with the mask profrun was given. The
+	 * program is started by posix_spawn (a vfork and exec) rather than
+	 * fork: copying profrun's address space only for the child to drop
+	 * it at exec cost about a millisecond of CPU a run (BENCHMARKS.md,
+	 * "The program's shape"). */
 	sigset_t set, old;
 	forwarded_set(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "profrun: fork: %s\n", strerror(errno));
+	posix_spawnattr_t attr;
+	pid_t pid;
+	int err = posix_spawnattr_init(&attr);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &old);
+	if (err) {
+		fprintf(stderr, "profrun: posix_spawnattr: %s\n", strerror(err));
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	if (pid == 0) {
+	struct env env;
+	env_init(&env);
+	set_env(&env, o, lib, tmp);
+	err = posix_spawn(&pid, path, NULL, &attr, argv, env.v);
+	posix_spawnattr_destroy(&attr);
+	if (err == EAGAIN || err == ENOMEM) {
+		fprintf(stderr, "profrun: cannot start %s: %s\n", argv[0],
+			strerror(err));
+		unlink(tmp);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		set_env(o, lib, tmp);
-		execv(path, argv);
-		int err = errno;
+		return -1;
+	}
+	if (err) {
+		/* The program could not be executed (ENOEXEC: neither ELF nor
+		 * "#!"; exec does not hand such a file to the shell): as the
+		 * shell, 127 for a program not found, 126 otherwise. */
 		fprintf(stderr, "profrun: %s: %s\n", argv[0], strerror(err));
 		unlink(tmp);
-		_exit(err == ENOENT ? 127 : 126);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		*not_run = 1;
+		return (err == ENOENT ? 127 : 126) << 8;
 	}
 	program_pid = pid;
 	struct sigaction sa;
@@ -892,11 +961,14 @@ main(int argc, char **argv)
 	create_temp(o.output, tmp, sizeof(tmp));
 
 	time_t started = time(NULL);
-	int status = run(argv + first, path, &o, lib, tmp);
+	int not_run = 0;
+	int status = run(argv + first, path, &o, lib, tmp, &not_run);
 	if (status < 0) {
 		unlink(tmp);
 		return 2;
 	}
+	if (not_run)
+		return WEXITSTATUS(status);
 	struct spool_summary s;
 	if (summarise(tmp, &s) < 0) {
 		unlink(tmp);

@@ -132,10 +132,12 @@ prof_config_from_env(struct prof_config *cfg)
 		return -EINVAL;
 	}
 	strcpy(cfg->output, output);
-	/* PROF_PID names the process profrun started; without it (the library
-	 * preloaded by hand) the first process to load it is the primary. */
-	const char *pid = getenv("PROF_PID");
-	cfg->primary = !pid || !*pid || strtol(pid, NULL, 10) == (long)getpid();
+	/* PROF_PARENT names profrun: the process it started, its child, is
+	 * the primary (as are the images that process execs). Without it (the
+	 * library preloaded by hand) the first process to load it is. */
+	const char *parent = getenv("PROF_PARENT");
+	cfg->primary = !parent || !*parent ||
+		       strtol(parent, NULL, 10) == (long)getppid();
 	unsigned follow = 1;
 	if (parse_uint("PROF_FOLLOW", 0, 1, &follow))
 		return -EINVAL;
