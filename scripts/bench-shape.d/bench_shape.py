@@ -414,7 +414,23 @@ def print_tables(res, cfgs, failures, args):
                     f'{100 * excess:+.1f} % of bare (goal over the floor '
                     f'≤ {100 * (loop.goal - 1):.0f} %: '
                     f'{"met" if excess <= loop.goal - 1 else "NOT met"})')
+            ref += paired(res[loop.name], PROFRUN_DEFAULT, flabel)
         print(f'- {loop.name}, {loop.goal_config}: {v}{also}{ref}')
+
+
+def paired(runs, label, floor_label):
+    """profrun's excess over the floor round by round (the two ran in the
+    same round, minutes apart at most, so a machine that drifts between
+    rounds moves both), in % of the median bare run: its median and
+    range, which show how far one run's verdict can be trusted."""
+    bare = med([m['cpu'] for m in runs['bare']])
+    got, floor = runs.get(label, []), runs.get(floor_label, [])
+    if len(got) != len(floor) or len(got) < 2:
+        return ''
+    d = sorted(100 * (a['cpu'] - b['cpu']) / bare
+               for a, b in zip(got, floor))
+    return (f'; round by round {med(d):+.1f} % (median of {len(d)}, '
+            f'from {d[0]:+.1f} to {d[-1]:+.1f})')
 
 
 # ---- instruction counts -------------------------------------------------
