@@ -614,9 +614,13 @@ create_temp(const char *output, char *tmp, size_t cap)
 /* The program's environment: profrun's own, with the library's settings
  * put in. profrun's environment stays as it was (a library preloaded into
  * profrun itself sees what it was given). */
+#define ENV_SETTINGS_MAX 32
+
 struct env {
-	char **v; /* NULL-terminated */
+	char **v; /* NULL-terminated, with room for ENV_SETTINGS_MAX more */
 	size_t n;
+	char *own[ENV_SETTINGS_MAX]; /* the settings put in, to free */
+	size_t n_own;
 };
 
 static void
@@ -625,26 +629,37 @@ env_init(struct env *e)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	/* Room for every setting put below. */
-	e->v = calloc(n + 32, sizeof(*e->v));
+	e->v = calloc(n + ENV_SETTINGS_MAX + 1, sizeof(*e->v));
 	if (!e->v) {
 		fprintf(stderr, "profrun: out of memory\n");
 		exit(2);
 	}
 	memcpy(e->v, environ, n * sizeof(*e->v));
 	e->n = n;
+	e->n_own = 0;
+}
+
+static void
+env_free(struct env *e)
+{
+	for (size_t i = 0; i < e->n_own; i++)
+		free(e->own[i]);
+	free(e->v);
 }
 
 static void
 setenv_in(struct env *e, const char *key, const char *value)
 {
 	size_t klen = strlen(key);
+	if (e->n_own == ENV_SETTINGS_MAX)
+		abort(); /* set_env puts in more than ENV_SETTINGS_MAX */
 	char *kv = malloc(klen + strlen(value) + 2);
 	if (!kv) {
 		fprintf(stderr, "profrun: out of memory\n");
 		exit(2);
 	}
 	sprintf(kv, "%s=%s", key, value);
+	e->own[e->n_own++] = kv;
 	for (size_t i = 0; i < e->n; i++)
 		if (strncmp(e->v[i], key, klen) == 0 && e->v[i][klen] == '=') {
 			e->v[i] = kv;
@@ -755,6 +770,7 @@ run(char **argv, const char *path, const struct options *o, const char *lib,
 	set_env(&env, o, lib, tmp);
 	err = posix_spawn(&pid, path, NULL, &attr, argv, env.v);
 	posix_spawnattr_destroy(&attr);
+	env_free(&env);
 	if (err == EAGAIN || err == ENOMEM) {
 		fprintf(stderr, "profrun: cannot start %s: %s\n", argv[0],
 			strerror(err));
