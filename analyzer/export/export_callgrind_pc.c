@@ -108,10 +108,8 @@ name_id(struct names *t, const char *name)
 			*v = t->n;
 			xgrow(&t->v, &t->cap, t->n + 1, sizeof(*t->v));
 			t->v[t->n++] = name;
-			size_t old = t->named_cap;
-			xgrow(&t->named, &t->named_cap, t->n + 1,
-			      sizeof(*t->named));
-			memset(t->named + old, 0, t->named_cap - old);
+			xgrow_zeroed(&t->named, &t->named_cap, t->n + 1,
+				     sizeof(*t->named));
 		}
 		return (uint32_t)*v + 1;
 	}

@@ -370,11 +370,7 @@ file_dense(struct load *l, uint32_t stream, uint32_t id, size_t idx)
 	st->defined++;
 	if (id > 4u * (size_t)st->defined + 4096 || idx >= UINT32_MAX)
 		return;
-	if (id >= st->n) {
-		size_t n = st->n;
-		xgrow(&st->idx, &st->n, (size_t)id + 1, sizeof(*st->idx));
-		memset(st->idx + n, 0, (st->n - n) * sizeof(*st->idx));
-	}
+	xgrow_zeroed(&st->idx, &st->n, (size_t)id + 1, sizeof(*st->idx));
 	st->idx[id] = (uint32_t)idx + 1;
 }
 
@@ -768,12 +764,7 @@ hook_summed(struct load *l, uint64_t idx, uint64_t time_ns, uint64_t w,
 		.weight = w, .flags = st->flags, .depth = st->depth,
 		.pcs_raw = l->pcs + st->off,
 	};
-	if (idx >= l->built_cap) {
-		size_t old = l->built_cap;
-		xgrow(&l->built, &l->built_cap, idx + 1, sizeof(*l->built));
-		memset(l->built + old, 0,
-		       (l->built_cap - old) * sizeof(*l->built));
-	}
+	xgrow_zeroed(&l->built, &l->built_cap, idx + 1, sizeof(*l->built));
 	if (!l->built[idx]) {
 		size_t n = build_stack(l, &s);
 		xgrow(&l->built_funcs, &l->built_funcs_cap,

@@ -44,11 +44,7 @@ struct pcprof_state {
 static uint8_t
 func_state(struct pcprof_state *st, const struct profile *sp, uint32_t f)
 {
-	if (f >= st->fstate_cap) {
-		size_t old = st->fstate_cap;
-		xgrow(&st->fstate, &st->fstate_cap, (size_t)f + 1, 1);
-		memset(st->fstate + old, 0, st->fstate_cap - old);
-	}
+	xgrow_zeroed(&st->fstate, &st->fstate_cap, (size_t)f + 1, 1);
 	if (st->fstate[f] == FN_UNSEEN)
 		st->fstate[f] = st->o->hide && hide_func(sp, st->o->hide, f) ?
 					FN_HIDDEN :

@@ -86,12 +86,8 @@ index_profile(struct collect *c)
 static uint32_t
 state_of(struct collect *c, const struct profile *sp, uint32_t f)
 {
-	if (f >= c->state_cap) {
-		size_t old = c->state_cap;
-		xgrow(&c->state, &c->state_cap, f + 1, sizeof(*c->state));
-		memset(c->state + old, 0,
-		       (c->state_cap - old) * sizeof(*c->state));
-	}
+	xgrow_zeroed(&c->state, &c->state_cap, (size_t)f + 1,
+		     sizeof(*c->state));
 	if (c->state[f] != UNSEEN)
 		return c->state[f];
 	uint64_t h = func_key(sp->funcs[f].name, profile_func_module(sp, f));
@@ -153,12 +149,7 @@ place_once(struct collect *c, const struct loader_sample *ls)
 	uint64_t k = ls->stack_key;
 	if (!k)
 		return place(c, ls);
-	if (k >= c->placed_cap) {
-		size_t old = c->placed_cap;
-		xgrow(&c->placed, &c->placed_cap, k + 1, sizeof(*c->placed));
-		memset(c->placed + old, 0,
-		       (c->placed_cap - old) * sizeof(*c->placed));
-	}
+	xgrow_zeroed(&c->placed, &c->placed_cap, k + 1, sizeof(*c->placed));
 	if (!c->placed[k]) {
 		uint32_t node = place(c, ls);
 		c->placed[k] = node == PROFILE_NONE ? 1 : node + 2;

@@ -323,13 +323,8 @@ same_func(const struct profile *sp, uint32_t f, const struct profile *p,
 static uint32_t
 state_of(struct annotate *a, const struct profile *sp, uint32_t f)
 {
-	if (f >= a->state_cap) {
-		size_t old = a->state_cap;
-		xgrow(&a->state, &a->state_cap, (size_t)f + 1,
-		      sizeof(*a->state));
-		memset(a->state + old, 0,
-		       (a->state_cap - old) * sizeof(*a->state));
-	}
+	xgrow_zeroed(&a->state, &a->state_cap, (size_t)f + 1,
+		     sizeof(*a->state));
 	if (a->state[f] != ST_UNSEEN)
 		return a->state[f];
 	uint32_t st = ST_OTHER;

@@ -104,3 +104,13 @@ xgrow(void *array_ptr, size_t *cap, size_t need, size_t size)
 	*array = xreallocarray(*array, ncap, size);
 	*cap = ncap;
 }
+
+void
+xgrow_zeroed(void *array_ptr, size_t *cap, size_t need, size_t size)
+{
+	size_t old = *cap;
+	if (need <= old)
+		return;
+	xgrow(array_ptr, cap, need, size);
+	memset(*(char **)array_ptr + old * size, 0, (*cap - old) * size);
+}

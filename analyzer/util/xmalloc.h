@@ -35,5 +35,9 @@ xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
  * need elements, doubling the capacity. */
 void
 xgrow(void *array_ptr, size_t *cap, size_t need, size_t size);
+/* xgrow, with the elements it adds zeroed: for tables indexed by an id,
+ * where 0 means "nothing yet". */
+void
+xgrow_zeroed(void *array_ptr, size_t *cap, size_t need, size_t size);
 
 #endif
