@@ -896,6 +896,18 @@ put_varint(uint8_t *out, size_t cap, size_t *pos, uint64_t v)
 	} while (v);
 }
 
+/* Appends a stack's definition: flags, depth, pcs[0], then the
+ * differences. async-signal-safe */
+static void
+put_stack(uint8_t *out, size_t cap, size_t *pos, uint16_t flags,
+	  uint32_t depth, const uint64_t *pcs)
+{
+	put_varint(out, cap, pos, flags);
+	put_varint(out, cap, pos, depth);
+	for (uint32_t i = 0; i < depth; i++)
+		put_varint(out, cap, pos, i ? zigzag(pcs[i] - pcs[i - 1]) : pcs[0]);
+}
+
 size_t
 spool_encode_entry(uint8_t *out, size_t cap, uint64_t prev_time,
 		   uint64_t prev_weight, const struct spool_sample *s,
@@ -908,13 +920,8 @@ spool_encode_entry(uint8_t *out, size_t cap, uint64_t prev_time,
 	put_varint(out, cap, &pos, key);
 	put_varint(out, cap, &pos, zigzag(s->time_ns - prev_time));
 	put_varint(out, cap, &pos, zigzag(s->weight - prev_weight));
-	if (define) {
-		put_varint(out, cap, &pos, s->flags);
-		put_varint(out, cap, &pos, s->depth);
-		for (uint32_t i = 0; i < s->depth; i++)
-			put_varint(out, cap, &pos,
-				   i ? zigzag(pcs[i] - pcs[i - 1]) : pcs[0]);
-	}
+	if (define)
+		put_stack(out, cap, &pos, s->flags, s->depth, pcs);
 	return pos > cap ? 0 : pos;
 }
 
@@ -995,26 +1002,33 @@ get_varint(const uint8_t *p, uint32_t len, uint32_t *pos, uint64_t *v)
 	return -EBADMSG;
 }
 
-/* Skips the encoded PCs of a defining entry. */
+/* Reads a stack's definition (flags, depth, then the PCs, which are
+ * skipped: e->pcs_enc points to them). Returns 0 or -EBADMSG. */
 static int
-skip_pcs(struct spool_entry_cursor *c, struct spool_entry *e)
+get_stack(const uint8_t *p, uint32_t len, uint32_t *pos, struct spool_entry *e)
 {
-	e->pcs_enc = c->p + c->pos;
+	uint64_t flags, depth;
+	if (get_varint(p, len, pos, &flags) || get_varint(p, len, pos, &depth) ||
+	    flags > UINT16_MAX || depth > SPOOL_REC_MAX_LEN)
+		return -EBADMSG;
+	e->flags = (uint16_t)flags;
+	e->depth = (uint32_t)depth;
+	e->pcs_enc = p + *pos;
 	for (uint32_t i = 0; i < e->depth; i++) {
 		/* Fast path: a varint ends at the first byte below 0x80. */
-		while (c->pos < c->len && c->p[c->pos] & 0x80)
-			c->pos++;
-		if (c->pos++ >= c->len)
+		while (*pos < len && p[*pos] & 0x80)
+			(*pos)++;
+		if ((*pos)++ >= len)
 			return -EBADMSG;
 	}
-	e->pcs_len = (uint32_t)(c->p + c->pos - e->pcs_enc);
+	e->pcs_len = (uint32_t)(p + *pos - e->pcs_enc);
 	return 0;
 }
 
 int
 spool_entries_next(struct spool_entry_cursor *c, struct spool_entry *e)
 {
-	uint64_t key, dt, dw, flags = 0, depth = 0;
+	uint64_t key, dt, dw;
 	if (c->pos >= c->len || c->p[c->pos] == 0)
 		return 0;
 	if (get_varint(c->p, c->len, &c->pos, &key) ||
@@ -1031,15 +1045,7 @@ spool_entries_next(struct spool_entry_cursor *c, struct spool_entry *e)
 	e->depth = 0;
 	e->pcs_enc = NULL;
 	e->pcs_len = 0;
-	if (!e->define)
-		return 1;
-	if (get_varint(c->p, c->len, &c->pos, &flags) ||
-	    get_varint(c->p, c->len, &c->pos, &depth) || flags > UINT16_MAX ||
-	    depth > SPOOL_REC_MAX_LEN)
-		goto bad;
-	e->flags = (uint16_t)flags;
-	e->depth = (uint32_t)depth;
-	if (skip_pcs(c, e) == 0)
+	if (!e->define || get_stack(c->p, c->len, &c->pos, e) == 0)
 		return 1;
 bad:
 	c->pos = c->len;
@@ -1079,5 +1085,150 @@ spool_time_samples(const struct spool_rec *r)
 	spool_entries_begin(&c, &h);
 	while (spool_entries_next(&c, &e) == 1)
 		n++;
+	return n;
+}
+
+/* ---- ALLOCS (format 2.5) ---- */
+
+size_t
+spool_encode_space_alloc(uint8_t *out, size_t cap,
+			 const struct spool_space_chain *prev,
+			 const struct spool_alloc *a, uint32_t id, int define,
+			 const uint64_t *pcs)
+{
+	size_t pos = 0;
+	if (!id && !define)
+		return 0;
+	put_varint(out, cap, &pos,
+		   (uint64_t)id << 2 | (define ? 2u : 0u) | 1u);
+	put_varint(out, cap, &pos, zigzag(a->time_ns - prev->time_ns));
+	put_varint(out, cap, &pos, zigzag(a->address - prev->address));
+	put_varint(out, cap, &pos, a->size);
+	put_varint(out, cap, &pos, zigzag(a->weight - prev->weight));
+	put_varint(out, cap, &pos, a->fn);
+	put_varint(out, cap, &pos, a->flags);
+	if (define)
+		put_stack(out, cap, &pos,
+			  (uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
+						 SPOOL_SAMPLE_UNWIND_ERR)),
+			  a->depth, pcs);
+	return pos > cap ? 0 : pos;
+}
+
+size_t
+spool_encode_space_free(uint8_t *out, size_t cap,
+			const struct spool_space_chain *prev,
+			const struct spool_free *f)
+{
+	size_t pos = 0;
+	put_varint(out, cap, &pos, SPOOL_SPACE_KEY_RELEASE);
+	put_varint(out, cap, &pos, zigzag(f->time_ns - prev->time_ns));
+	put_varint(out, cap, &pos, zigzag(f->address - prev->address));
+	return pos > cap ? 0 : pos;
+}
+
+int
+spool_put_allocs(struct spool_buf *b, const struct spool_allocs *h,
+		 const uint8_t *entries, size_t len)
+{
+	struct writer w;
+	if (rec_begin(b, &w, SPOOL_REC_ALLOCS, SPOOL_ALLOCS_FIXED + len))
+		return -ENOSPC;
+	w_u32(&w, h->tid);
+	w_u32(&w, h->stream);
+	w_u64(&w, h->prev.time_ns);
+	w_u64(&w, h->prev.address);
+	w_u64(&w, h->prev.weight);
+	if (len)
+		memcpy(w.p + w.pos, entries, len);
+	w.pos += len;
+	return rec_end(b, &w);
+}
+
+int
+spool_get_allocs(const struct spool_rec *rec, struct spool_allocs *out)
+{
+	struct reader r;
+	reader_init(&r, rec);
+	out->tid = r_u32(&r);
+	out->stream = r_u32(&r);
+	out->prev.time_ns = r_u64(&r);
+	out->prev.address = r_u64(&r);
+	out->prev.weight = r_u64(&r);
+	if (r.bad)
+		return -EBADMSG;
+	out->len = r.len - r.pos;
+	out->entries = r.p + r.pos;
+	return 0;
+}
+
+void
+spool_space_begin(struct spool_space_cursor *c, const struct spool_allocs *h)
+{
+	c->p = h->entries;
+	c->len = h->len;
+	c->pos = 0;
+	c->at = h->prev;
+}
+
+int
+spool_space_next(struct spool_space_cursor *c, struct spool_space_entry *e)
+{
+	uint64_t key, dt, da, size, dw, fn, flags;
+	if (c->pos >= c->len || c->p[c->pos] == 0)
+		return 0;
+	if (get_varint(c->p, c->len, &c->pos, &key) ||
+	    get_varint(c->p, c->len, &c->pos, &dt) ||
+	    get_varint(c->p, c->len, &c->pos, &da) || key >> 34 ||
+	    (!(key & 1) && key != SPOOL_SPACE_KEY_RELEASE) || key == 1)
+		goto bad;
+	c->at.time_ns += unzigzag(dt);
+	c->at.address += unzigzag(da);
+	memset(e, 0, sizeof(*e));
+	e->time_ns = c->at.time_ns;
+	e->address = c->at.address;
+	if (key == SPOOL_SPACE_KEY_RELEASE) {
+		e->release = 1;
+		return 1;
+	}
+	if (get_varint(c->p, c->len, &c->pos, &size) ||
+	    get_varint(c->p, c->len, &c->pos, &dw) ||
+	    get_varint(c->p, c->len, &c->pos, &fn) ||
+	    get_varint(c->p, c->len, &c->pos, &flags) || fn > UINT32_MAX ||
+	    flags > UINT32_MAX)
+		goto bad;
+	c->at.weight += unzigzag(dw);
+	e->size = size;
+	e->weight = c->at.weight;
+	e->fn = (uint32_t)fn;
+	e->flags = (uint32_t)flags;
+	e->stack.id = (uint32_t)(key >> 2);
+	e->stack.define = (int)(key >> 1 & 1);
+	e->stack.time_ns = e->time_ns;
+	e->stack.weight = e->weight;
+	if (!e->stack.define ||
+	    get_stack(c->p, c->len, &c->pos, &e->stack) == 0)
+		return 1;
+bad:
+	c->pos = c->len;
+	return -EBADMSG;
+}
+
+uint64_t
+spool_space_samples(const struct spool_rec *r)
+{
+	if (r->type == SPOOL_REC_ALLOC)
+		return 1;
+	if (r->type != SPOOL_REC_ALLOCS)
+		return 0;
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	uint64_t n = 0;
+	if (spool_get_allocs(r, &h) != 0)
+		return 0;
+	spool_space_begin(&c, &h);
+	while (spool_space_next(&c, &e) == 1)
+		n += !e.release;
 	return n;
 }

@@ -32,8 +32,9 @@
 #define SPOOL_MAGIC "PRFSPOOL"
 #define SPOOL_MAGIC_LEN 8
 #define SPOOL_VERSION 2
-#define SPOOL_MINOR 4 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
-			 * 2: CALL_ARCS; 3: SAMPLES; 4: PERF_MAP and the size limit */
+#define SPOOL_MINOR 5 /* 1: THREAD cpu_ns and user_ns, per-image footer CPU;
+			 * 2: CALL_ARCS; 3: SAMPLES; 4: PERF_MAP and the size
+			 * limit; 5: ALLOCS */
 #define SPOOL_FILE_HEADER_LEN 16
 #define SPOOL_REC_HEADER_LEN 8
 /* No record is longer than this; a longer length field means corruption. */
@@ -57,6 +58,7 @@ enum spool_rec_type {
 	SPOOL_REC_CALL_ARCS = 11, /* format 2.2 */
 	SPOOL_REC_SAMPLES = 12,   /* format 2.3 */
 	SPOOL_REC_PERF_MAP = 13,  /* format 2.4 */
+	SPOOL_REC_ALLOCS = 14,    /* format 2.5 */
 };
 
 /* Time source of CPU-time samples (PROCESS.timer). */
@@ -616,5 +618,113 @@ spool_entry_pcs(const struct spool_entry *e, uint64_t *out);
  * entries of a SAMPLES that decode, 0 for any other record. */
 uint64_t
 spool_time_samples(const struct spool_rec *r);
+
+/* ---- ALLOCS (format 2.5): space samples of one thread, batched ----
+ *
+ * What ALLOC and FREE records say, as entries of a few bytes: an ALLOCS
+ * record holds a header (u32 tid, u32 stream, u64 time_ns, u64 address,
+ * u64 weight) and entries, each a sampled allocation or the release of a
+ * sampled block, as varints: key, zigzag(time - previous time),
+ * zigzag(address - previous address), and for an allocation size,
+ * zigzag(weight - previous allocation's weight), fn, flags, then, when
+ * it defines its stack, the stack as a defining SAMPLES entry has it
+ * (flags, depth, PCs). key is 2 for a release, id << 2 | define << 1 | 1
+ * for an allocation; stack ids are the stream's, shared with SAMPLES
+ * (a stack either record defines may be referred to by both). The
+ * header holds the previous values of the first entry; a zero byte where
+ * an entry would start ends the entries, and the writer grows a record
+ * in place as a SAMPLES record. profspool(5) has the details. */
+
+/* Bytes of the ALLOCS header (payload, record header excluded). */
+#define SPOOL_ALLOCS_FIXED 32u
+/* The most bytes one entry of depth frames takes. */
+#define SPOOL_SPACE_ENTRY_MAX(depth) \
+	(5u + 10u + 10u + 10u + 10u + 5u + 5u + 3u + 5u + 10u * (depth))
+/* The key of a release entry. */
+#define SPOOL_SPACE_KEY_RELEASE 2u
+
+/* The values entries are deltas from: the previous entry's time and
+ * address, and the previous allocation's weight. */
+struct spool_space_chain {
+	uint64_t time_ns;
+	uint64_t address;
+	uint64_t weight;
+};
+
+/* One entry, decoded. An allocation reads as the ALLOC record it stands
+ * for with the stack stack.id names (or stack itself, when it defines
+ * one); a release as the FREE record. */
+struct spool_space_entry {
+	int release;      /* 1: a release; 0: an allocation */
+	uint64_t time_ns;
+	uint64_t address;
+	uint64_t size;    /* an allocation's, as ALLOC */
+	uint64_t weight;
+	uint32_t fn;
+	uint32_t flags;
+	/* An allocation's stack: id, define and, when define, the stack's
+	 * flags, depth and PCs (time_ns and weight are the entry's). */
+	struct spool_entry stack;
+};
+
+struct spool_allocs {
+	uint32_t tid;
+	uint32_t stream;
+	struct spool_space_chain prev; /* of the first entry */
+	const uint8_t *entries;
+	uint32_t len;
+};
+
+/* Walks the entries of a decoded ALLOCS record. */
+struct spool_space_cursor {
+	const uint8_t *p;
+	uint32_t len, pos;
+	struct spool_space_chain at;
+};
+
+/* Encodes the allocation a (its time_ns, size, address, weight, fn,
+ * flags and depth; tid is the record's) with stack pcs as an entry after
+ * prev, into out (cap bytes; SPOOL_SPACE_ENTRY_MAX(a->depth) suffices).
+ * The stack's own flags are a->flags' SPOOL_SAMPLE_* bits. Returns the
+ * bytes written, 0 when they do not fit (or id 0 without define).
+ * async-signal-safe */
+size_t
+spool_encode_space_alloc(uint8_t *out, size_t cap,
+			 const struct spool_space_chain *prev,
+			 const struct spool_alloc *a, uint32_t id, int define,
+			 const uint64_t *pcs);
+
+/* Encodes the release f (its time_ns and address) as an entry after prev.
+ * Returns the bytes written or 0. async-signal-safe */
+size_t
+spool_encode_space_free(uint8_t *out, size_t cap,
+			const struct spool_space_chain *prev,
+			const struct spool_free *f);
+
+/* Appends the header of an ALLOCS record whose entries are the len bytes
+ * at entries, record header included. Returns 0 or -ENOSPC.
+ * async-signal-safe */
+int
+spool_put_allocs(struct spool_buf *b, const struct spool_allocs *h,
+		 const uint8_t *entries, size_t len);
+
+/* Decodes the header; out->entries points into the payload. Returns 0 or
+ * -EBADMSG. */
+int
+spool_get_allocs(const struct spool_rec *r, struct spool_allocs *out);
+
+void
+spool_space_begin(struct spool_space_cursor *c, const struct spool_allocs *h);
+
+/* The next entry: 1, 0 at the end of the entries, -EBADMSG when an entry
+ * is malformed (the rest of the record is then unreadable). Pointers in
+ * e point into the record. */
+int
+spool_space_next(struct spool_space_cursor *c, struct spool_space_entry *e);
+
+/* The sampled allocations a record stands for: 1 for an ALLOC, the
+ * allocation entries of an ALLOCS that decode, 0 for any other record. */
+uint64_t
+spool_space_samples(const struct spool_rec *r);
 
 #endif

@@ -1845,6 +1845,225 @@ START_TEST(spool_samples_short_header)
 }
 END_TEST
 
+/* ---- ALLOCS (format 2.5) ---- */
+
+/* An ALLOCS record of tid 9, stream 4 and chain (1000, 0x5000, 700)
+ * holding the entries at e (len bytes), decoded back into *h. */
+static void
+allocs_record(uint8_t *buf, size_t cap, const uint8_t *e, size_t len,
+	      struct spool_rec *r, struct spool_allocs *h)
+{
+	struct spool_buf b;
+	struct spool_allocs in = { .tid = 9, .stream = 4,
+				   .prev = { 1000, 0x5000, 700 } };
+	spool_buf_init(&b, buf, cap);
+	ck_assert_int_eq(spool_put_allocs(&b, &in, e, len), 0);
+	ck_assert_uint_eq(b.len, SPOOL_REC_HEADER_LEN + SPOOL_ALLOCS_FIXED +
+					 len);
+	r->type = buf[0];
+	r->len = (uint32_t)(b.len - SPOOL_REC_HEADER_LEN);
+	r->payload = buf + SPOOL_REC_HEADER_LEN;
+	r->offset = 0;
+	ck_assert_uint_eq(r->type, SPOOL_REC_ALLOCS);
+	ck_assert_int_eq(spool_get_allocs(r, h), 0);
+	ck_assert_uint_eq(h->tid, 9);
+	ck_assert_uint_eq(h->stream, 4);
+	ck_assert_uint_eq(h->prev.time_ns, 1000);
+	ck_assert_uint_eq(h->prev.address, 0x5000);
+	ck_assert_uint_eq(h->prev.weight, 700);
+	ck_assert_uint_eq(h->len, len);
+}
+
+/* Allocations and releases: a definition (of a truncated stack, with the
+ * untracked bit beside), a reference, a release, a stack used once,
+ * time and addresses going back, extreme values. */
+static const struct {
+	int release;
+	uint64_t time_ns, address, size, weight;
+	uint32_t fn, flags, id;
+	int define;
+	uint32_t depth;
+	uint64_t pcs[3];
+} space_cases[] = {
+	{ 0, 2000, 0x5040, 64, 524320, SPOOL_ALLOC_FN_MALLOC,
+	  SPOOL_SAMPLE_TRUNCATED | SPOOL_ALLOC_UNTRACKED, 1, 1, 3,
+	  { 0x7f0000001234ull, 0x55550000aaaaull, 0x7f0000001000ull } },
+	{ 0, 3000, 0x5040, 64, 524320, SPOOL_ALLOC_FN_MALLOC, 0, 1, 0, 0,
+	  { 0 } },
+	{ 1, 2900, 0x5040, 0, 0, 0, 0, 0, 0, 0, { 0 } },
+	{ 0, 2950, 0x1000, UINT64_MAX, 1, SPOOL_ALLOC_FN_MAX_ - 1, 0, 0, 1,
+	  2, { UINT64_MAX, 0 } },
+	{ 1, UINT64_MAX, UINT64_MAX, 0, 0, 0, 0, 0, 0, 0, { 0 } },
+	{ 0, 0, 0, 0, UINT64_MAX, UINT32_MAX, UINT32_MAX, 0x3fffffffu, 1, 0,
+	  { 0 } },
+};
+
+START_TEST(spool_roundtrip_allocs)
+{
+	uint8_t entries[1024], buf[2048];
+	size_t len = 0, allocs = 0;
+	struct spool_space_chain prev = { 1000, 0x5000, 700 };
+	for (size_t i = 0; i < ARRAY_LEN(space_cases); i++) {
+		size_t n;
+		if (space_cases[i].release) {
+			struct spool_free f = {
+				.time_ns = space_cases[i].time_ns,
+				.address = space_cases[i].address,
+			};
+			n = spool_encode_space_free(entries + len,
+						    sizeof(entries) - len,
+						    &prev, &f);
+		} else {
+			struct spool_alloc a = {
+				.time_ns = space_cases[i].time_ns,
+				.address = space_cases[i].address,
+				.size = space_cases[i].size,
+				.weight = space_cases[i].weight,
+				.fn = space_cases[i].fn,
+				.flags = space_cases[i].flags,
+				.depth = space_cases[i].depth,
+			};
+			n = spool_encode_space_alloc(
+				entries + len, sizeof(entries) - len, &prev,
+				&a, space_cases[i].id, space_cases[i].define,
+				space_cases[i].pcs);
+			prev.weight = a.weight;
+			allocs++;
+		}
+		ck_assert_uint_gt(n, 0);
+		ck_assert_uint_le(n, SPOOL_SPACE_ENTRY_MAX(
+					     space_cases[i].depth));
+		len += n;
+		prev.time_ns = space_cases[i].time_ns;
+		prev.address = space_cases[i].address;
+	}
+	struct spool_rec r;
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	allocs_record(buf, sizeof(buf), entries, len, &r, &h);
+	spool_space_begin(&c, &h);
+	for (size_t i = 0; i < ARRAY_LEN(space_cases); i++) {
+		ck_assert_int_eq(spool_space_next(&c, &e), 1);
+		ck_assert_int_eq(e.release, space_cases[i].release);
+		ck_assert_uint_eq(e.time_ns, space_cases[i].time_ns);
+		ck_assert_uint_eq(e.address, space_cases[i].address);
+		if (e.release)
+			continue;
+		ck_assert_uint_eq(e.size, space_cases[i].size);
+		ck_assert_uint_eq(e.weight, space_cases[i].weight);
+		ck_assert_uint_eq(e.fn, space_cases[i].fn);
+		ck_assert_uint_eq(e.flags, space_cases[i].flags);
+		ck_assert_uint_eq(e.stack.id, space_cases[i].id);
+		ck_assert_int_eq(e.stack.define, space_cases[i].define);
+		if (!e.stack.define)
+			continue;
+		/* The stack keeps the sample flags, not the allocation's. */
+		uint64_t pcs[3];
+		ck_assert_uint_eq(e.stack.flags,
+				  space_cases[i].flags &
+					  (SPOOL_SAMPLE_TRUNCATED |
+					   SPOOL_SAMPLE_UNWIND_ERR));
+		ck_assert_uint_eq(e.stack.depth, space_cases[i].depth);
+		ck_assert_int_eq(spool_entry_pcs(&e.stack, pcs), 0);
+		for (uint32_t k = 0; k < e.stack.depth; k++)
+			ck_assert_uint_eq(pcs[k], space_cases[i].pcs[k]);
+	}
+	ck_assert_int_eq(spool_space_next(&c, &e), 0);
+	ck_assert_uint_eq(spool_space_samples(&r), allocs);
+	ck_assert_uint_eq(spool_time_samples(&r), 0);
+}
+END_TEST
+
+/* The bytes of the entries profspool(5) describes: a release 1 us after
+ * the chain's time, 64 bytes below its address (key 2, zigzag(1000),
+ * zigzag(-64)); an allocation by malloc (fn 0) of 64 bytes at the chain's
+ * address 1 ns after, weighing 1 byte more, that refers to stack 2 (key
+ * 2 << 2 | 1). */
+START_TEST(spool_bytes_allocs_entries)
+{
+	static const uint8_t want_free[] = { 0x02, 0xd0, 0x0f, 0x7f };
+	static const uint8_t want_alloc[] = { 0x09, 0x02, 0x00, 0x40, 0x02,
+					      0x00, 0x00 };
+	uint8_t out[32];
+	struct spool_space_chain prev = { 1000000, 0x5040, 700 };
+	struct spool_free f = { .time_ns = 1001000, .address = 0x5000 };
+	ck_assert_uint_eq(spool_encode_space_free(out, sizeof(out), &prev, &f),
+			  sizeof(want_free));
+	ck_assert_mem_eq(out, want_free, sizeof(want_free));
+	struct spool_alloc a = { .time_ns = 1000001, .address = 0x5040,
+				 .size = 64, .weight = 701,
+				 .fn = SPOOL_ALLOC_FN_MALLOC };
+	ck_assert_uint_eq(spool_encode_space_alloc(out, sizeof(out), &prev, &a,
+						   2, 0, NULL),
+			  sizeof(want_alloc));
+	ck_assert_mem_eq(out, want_alloc, sizeof(want_alloc));
+	/* Neither an id nor a definition cannot be written, nor an entry
+	 * into too little room. */
+	ck_assert_uint_eq(spool_encode_space_alloc(out, sizeof(out), &prev, &a,
+						   0, 0, NULL), 0);
+	ck_assert_uint_eq(spool_encode_space_alloc(out, 6, &prev, &a, 2, 0,
+						   NULL), 0);
+	ck_assert_uint_eq(spool_encode_space_free(out, 3, &prev, &f), 0);
+}
+END_TEST
+
+/* Keys that are neither an allocation's (odd, not 1) nor a release's (2)
+ * are malformed, as is every cut of an entry; a zero byte ends the
+ * entries. */
+START_TEST(spool_allocs_malformed)
+{
+	uint8_t buf[256];
+	struct spool_rec r;
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	static const uint8_t bad_keys[][4] = {
+		{ 0x01, 0x00, 0x00, 0x00 }, /* id 0 without a definition */
+		{ 0x04, 0x00, 0x00, 0x00 }, /* even, not 2 */
+		{ 0x06, 0x00, 0x00, 0x00 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(bad_keys); i++) {
+		allocs_record(buf, sizeof(buf), bad_keys[i], 4, &r, &h);
+		spool_space_begin(&c, &h);
+		ck_assert_int_eq(spool_space_next(&c, &e), -EBADMSG);
+		ck_assert_int_eq(spool_space_next(&c, &e), 0);
+	}
+	uint8_t entries[64] = { 0 };
+	uint64_t pcs[2] = { 0x7f1234567890ull, 0x401000 };
+	struct spool_space_chain prev = { 1000, 0x5000, 700 };
+	struct spool_alloc a = { .time_ns = 99999999, .address = 0x7f00aa00,
+				 .size = 4096, .weight = 1234567, .fn = 3,
+				 .depth = 2 };
+	size_t n = spool_encode_space_alloc(entries, sizeof(entries), &prev,
+					    &a, 1, 1, pcs);
+	ck_assert_uint_gt(n, 0);
+	for (size_t cut = 1; cut < n; cut++) {
+		uint8_t *copy = malloc(cut);
+		memcpy(copy, entries, cut);
+		allocs_record(buf, sizeof(buf), copy, cut, &r, &h);
+		spool_space_begin(&c, &h);
+		int st = spool_space_next(&c, &e);
+		if (st == 1) {
+			/* Only the PCs were cut: they do not decode. */
+			uint64_t out[2];
+			ck_assert_int_eq(spool_entry_pcs(&e.stack, out),
+					 -EBADMSG);
+		} else {
+			ck_assert_int_eq(st, -EBADMSG);
+		}
+		free(copy);
+	}
+	/* Grown in place and cut by a kill: zeros after the first entry. */
+	allocs_record(buf, sizeof(buf), entries, n + 8, &r, &h);
+	ck_assert_uint_eq(spool_space_samples(&r), 1);
+	/* A header shorter than its fixed part. */
+	r.len = SPOOL_ALLOCS_FIXED - 1;
+	ck_assert_int_eq(spool_get_allocs(&r, &h), -EBADMSG);
+	ck_assert_uint_eq(spool_space_samples(&r), 0);
+}
+END_TEST
+
 static Suite *
 spool_suite(void)
 {
@@ -1876,6 +2095,8 @@ spool_suite(void)
 	tcase_add_test(tc, spool_samples_zero_ends_entries);
 	tcase_add_test(tc, spool_samples_cut_entry_malformed);
 	tcase_add_test(tc, spool_samples_short_header);
+	tcase_add_test(tc, spool_roundtrip_allocs);
+	tcase_add_test(tc, spool_allocs_malformed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bytes");
@@ -1884,6 +2105,7 @@ spool_suite(void)
 	tcase_add_test(tc, spool_bytes_module_image);
 	tcase_add_test(tc, spool_bytes_alloc_free);
 	tcase_add_test(tc, spool_bytes_samples_entry);
+	tcase_add_test(tc, spool_bytes_allocs_entries);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reader");

@@ -81,6 +81,33 @@ walk_samples(const struct spool_rec *rec)
 	sink += (uint64_t)st + spool_time_samples(rec);
 }
 
+/* Every entry of an ALLOCS record, as walk_samples. */
+static void
+walk_allocs(const struct spool_rec *rec)
+{
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	uint64_t pcs[64];
+	int st;
+
+	if (spool_get_allocs(rec, &h) < 0)
+		return;
+	spool_space_begin(&c, &h);
+	for (uint32_t last = 0; (st = spool_space_next(&c, &e)) == 1;
+	     last = c.pos) {
+		if (c.pos <= last || c.pos > h.len)
+			__builtin_trap();
+		sink += e.time_ns + e.address + e.size + e.weight + e.fn +
+			e.flags + e.stack.id;
+		if (e.stack.define && e.stack.depth <= 64 &&
+		    spool_entry_pcs(&e.stack, pcs) == 0)
+			for (uint32_t i = 0; i < e.stack.depth; i++)
+				sink += pcs[i];
+	}
+	sink += (uint64_t)st + spool_space_samples(rec);
+}
+
 static void
 walk_other(const struct spool_rec *rec)
 {
@@ -169,6 +196,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case SPOOL_REC_SAMPLES:
 			walk_samples(&rec);
+			break;
+		case SPOOL_REC_ALLOCS:
+			walk_allocs(&rec);
 			break;
 		default:
 			walk_other(&rec);
