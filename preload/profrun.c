@@ -839,8 +839,9 @@ summarise(const char *path, struct spool_summary *s)
 	while (rc == 0 && spool_next(&c, &rec) == SPOOL_OK) {
 		if (rec.type == SPOOL_REC_SAMPLE || rec.type == SPOOL_REC_SAMPLES)
 			s->samples += spool_time_samples(&rec);
-		else if (rec.type == SPOOL_REC_ALLOC)
-			s->allocs++;
+		else if (rec.type == SPOOL_REC_ALLOC ||
+			 rec.type == SPOOL_REC_ALLOCS)
+			s->allocs += spool_space_samples(&rec);
 		else if (rec.type == SPOOL_REC_FOOTER &&
 			 spool_get_footer(&rec, &s->footer) == 0)
 			s->complete = 1;

@@ -70,7 +70,8 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 			fp->samples += spool_time_samples(&r);
 			break;
 		case SPOOL_REC_ALLOC:
-			fp->allocs++;
+		case SPOOL_REC_ALLOCS:
+			fp->allocs += spool_space_samples(&r);
 			break;
 		case SPOOL_REC_FOOTER:
 			if (spool_get_footer(&r, &ft))

@@ -49,8 +49,8 @@ struct load {
 	size_t nimages, images_cap;
 	struct perfmap *perfmap; /* the PERF_MAP records' lines, or NULL */
 	uint64_t perfmap_bad;    /* their lines skipped as malformed */
-	struct space_log space; /* ALLOC, FREE and CALL_COUNTS records */
-	/* The stacks SAMPLES records define, by stream << 32 | id: an
+	struct space_log space; /* ALLOC, FREE, ALLOCS, CALL_COUNTS records */
+	/* The stacks SAMPLES and ALLOCS records define, by stream << 32 | id: an
 	 * index into stacks, whose PCs are in pcs (little-endian u64s, as
 	 * a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
 	 * the first pass: a thread may take a chunk before the one that
@@ -374,6 +374,34 @@ file_dense(struct load *l, uint32_t stream, uint32_t id, size_t idx)
 	st->idx[id] = (uint32_t)idx + 1;
 }
 
+/* Keeps the stack entry e of stream defines, unless it is the entry's
+ * own (id 0) or the stream defined that id before (the first wins).
+ * Returns 0 or -EBADMSG. */
+static int
+keep_stack(struct load *l, uint32_t stream, const struct spool_entry *e)
+{
+	if (!e->define || !e->id)
+		return 0;
+	bool found;
+	uint64_t *v = hmap_ref(&l->stack_ids, (uint64_t)stream << 32 | e->id,
+			       &found);
+	if (found)
+		return 0;
+	if (decode_pcs(l, e) != 0) {
+		*v = UINT64_MAX;
+		return -EBADMSG;
+	}
+	xgrow(&l->stacks, &l->stacks_cap, l->nstacks + 1, sizeof(*l->stacks));
+	xgrow(&l->sums, &l->sums_cap, l->nstacks + 1, sizeof(*l->sums));
+	l->sums[l->nstacks] = (struct loader_sum){ 0 };
+	*v = l->nstacks;
+	file_dense(l, stream, e->id, l->nstacks);
+	l->stacks[l->nstacks++] = (struct loader_stack){
+		.off = l->pcs_len, .depth = e->depth, .flags = e->flags };
+	l->pcs_len += (size_t)e->depth * 8;
+	return 0;
+}
+
 /* First pass over a SAMPLES record: counts its samples and keeps the
  * stacks it defines. Returns 0 or -EBADMSG (the entries before the
  * damage are taken). */
@@ -390,28 +418,42 @@ take_stacks(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 	while ((st = spool_entries_next(&c, &e)) == 1) {
 		p1->samples++;
 		p1->sample_recs++;
-		if (!e.define || !e.id)
-			continue;
-		bool found;
-		uint64_t *v = hmap_ref(&l->stack_ids,
-				       (uint64_t)h.stream << 32 | e.id, &found);
-		if (found)
-			continue; /* defined twice: the first wins */
-		if (decode_pcs(l, &e) != 0) {
-			*v = UINT64_MAX;
+		if (keep_stack(l, h.stream, &e) != 0)
 			return -EBADMSG;
-		}
-		xgrow(&l->stacks, &l->stacks_cap, l->nstacks + 1,
-		      sizeof(*l->stacks));
-		xgrow(&l->sums, &l->sums_cap, l->nstacks + 1, sizeof(*l->sums));
-		l->sums[l->nstacks] = (struct loader_sum){ 0 };
-		*v = l->nstacks;
-		file_dense(l, h.stream, e.id, l->nstacks);
-		l->stacks[l->nstacks++] = (struct loader_stack){
-			.off = l->pcs_len, .depth = e.depth, .flags = e.flags };
-		l->pcs_len += (size_t)e.depth * 8;
 	}
 	return st < 0 ? -EBADMSG : 0;
+}
+
+/* First pass over an ALLOCS record: logs its allocations and releases as
+ * ALLOC and FREE records, and keeps the stacks it defines. Returns 0 or
+ * -EBADMSG (the entries before the damage are taken; an allocation whose
+ * stack does not decode is, without its stack, as the second pass must
+ * see the same allocations). */
+static int
+take_space(struct load *l, const struct spool_rec *r)
+{
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	int st, bad = 0;
+	if (spool_get_allocs(r, &h) != 0)
+		return -EBADMSG;
+	spool_space_begin(&c, &h);
+	while ((st = spool_space_next(&c, &e)) == 1) {
+		if (e.release) {
+			space_log_free_rec(&l->space, &(struct spool_free){
+				.time_ns = e.time_ns, .tid = h.tid,
+				.address = e.address });
+			continue;
+		}
+		space_log_alloc(&l->space, &(struct spool_alloc){
+			.time_ns = e.time_ns, .tid = h.tid, .flags = e.flags,
+			.size = e.size, .address = e.address,
+			.weight = e.weight, .fn = e.fn });
+		if (keep_stack(l, h.stream, &e.stack) != 0)
+			bad = 1;
+	}
+	return st < 0 || bad ? -EBADMSG : 0;
 }
 
 /* Decodes one record for the first pass. Returns 0 or -EBADMSG. */
@@ -474,6 +516,9 @@ first_pass_record(struct load *l, struct pass1 *p1, const struct spool_rec *r)
 	case SPOOL_REC_FREE:
 		if (!(ret = spool_get_free(r, &u.fr)))
 			space_log_free_rec(&l->space, &u.fr);
+		break;
+	case SPOOL_REC_ALLOCS:
+		ret = take_space(l, r);
 		break;
 	case SPOOL_REC_CALL_COUNTS:
 		if (!(ret = spool_get_call_counts(r, &u.cc)))
@@ -884,6 +929,32 @@ stack_index(const struct load *l, const struct loader_stream *st,
 	return idx;
 }
 
+/* Gives s the stack of entry e, idx from stack_index: false when e
+ * refers to a stack never defined (counted) or its own does not decode. */
+static bool
+entry_stack(struct load *l, const struct spool_entry *e, uint64_t idx,
+	    struct spool_sample *s)
+{
+	if (idx != UINT64_MAX) {
+		const struct loader_stack *ls = &l->stacks[idx];
+		s->flags = ls->flags;
+		s->depth = ls->depth;
+		s->pcs_raw = l->pcs + ls->off;
+		return true;
+	}
+	if (e->define && !e->id) {
+		size_t at = l->pcs_len; /* scratch after the kept PCs */
+		if (decode_pcs(l, e) != 0)
+			return false;
+		s->flags = e->flags;
+		s->depth = e->depth;
+		s->pcs_raw = l->pcs + at;
+		return true;
+	}
+	l->unknown_stacks++;
+	return false;
+}
+
 /* One entry of a SAMPLES record of thread tid, of stack idx (from
  * stack_index), read like a SAMPLE record. */
 static void
@@ -894,25 +965,11 @@ take_entry(struct load *l, uint32_t tid, const struct spool_entry *e,
 		.time_ns = e->time_ns, .tid = tid,
 		.kind = SPOOL_SAMPLE_TIME, .weight = e->weight,
 	};
-	if (idx != UINT64_MAX) {
-		if (aggregated(l, idx, thread, e->time_ns, e->weight, opts))
-			return;
-		const struct loader_stack *ls = &l->stacks[idx];
-		s.flags = ls->flags;
-		s.depth = ls->depth;
-		s.pcs_raw = l->pcs + ls->off;
-	} else if (e->define && !e->id) {
-		size_t at = l->pcs_len; /* scratch after the kept PCs */
-		if (decode_pcs(l, e) != 0)
-			return;
-		s.flags = e->flags;
-		s.depth = e->depth;
-		s.pcs_raw = l->pcs + at;
-	} else {
-		l->unknown_stacks++;
+	if (idx != UINT64_MAX &&
+	    aggregated(l, idx, thread, e->time_ns, e->weight, opts))
 		return;
-	}
-	take_sample(l, &s, idx, opts);
+	if (entry_stack(l, e, idx, &s))
+		take_sample(l, &s, idx, opts);
 }
 
 /* How many entries take_entries decodes ahead of the one it adds: their
@@ -961,6 +1018,15 @@ take_entries(struct load *l, const struct spool_rec *r,
 }
 
 static void
+warn_unknown_stacks(const struct load *l)
+{
+	if (l->unknown_stacks)
+		diag_warn("%s: %llu samples refer to stacks the spool does not "
+			  "define; left out", l->path,
+			  (unsigned long long)l->unknown_stacks);
+}
+
+static void
 second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	    const struct loader_opts *opts)
 {
@@ -985,28 +1051,76 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 		take_sample(l, &s, UINT64_MAX, opts);
 	}
 	flush_aggregates(l, opts);
-	if (l->unknown_stacks)
-		diag_warn("%s: %llu samples refer to stacks the spool does not "
-			  "define; left out", l->path,
-			  (unsigned long long)l->unknown_stacks);
+	warn_unknown_stacks(l);
+}
+
+/* Adds a sampled allocation of size bytes, read as the SAMPLE s, to a
+ * space profile. */
+static void
+take_alloc(struct load *l, const struct spool_sample *s, uint64_t size,
+	   const struct loader_opts *opts)
+{
+	struct profile *p = l->prof;
+	size_t n = build_stack(l, s);
+	profile_add_samples(p, l->stack, n, profile_thread(p, s->tid),
+			    s->weight, space_sample_var(s->weight, size), 1,
+			    s->flags);
+	call_hook(l, opts, s, l->stack, n, s->weight, 1, 0);
+}
+
+/* The allocations of an ALLOCS record that the view selected, *k counting
+ * the allocations read so far, as second_pass_space. */
+static void
+take_space_entries(struct load *l, const struct spool_rec *r,
+		   const bool *selected, size_t *k,
+		   const struct loader_opts *opts)
+{
+	struct spool_allocs h;
+	struct spool_space_cursor c;
+	struct spool_space_entry e;
+	if (spool_get_allocs(r, &h) != 0)
+		return;
+	uint64_t sv;
+	const struct loader_stream *st =
+		hmap_get(&l->stream_ids, h.stream, &sv) ? &l->streams[sv] : NULL;
+	bool wanted = !opts || thread_wanted(l, opts, h.tid);
+	spool_space_begin(&c, &h);
+	while (spool_space_next(&c, &e) == 1) {
+		if (e.release)
+			continue;
+		if (*k >= l->space.nallocs)
+			return; /* (not the first pass's allocations) */
+		if (!selected[(*k)++] || !wanted ||
+		    !in_window(l, opts, e.time_ns))
+			continue;
+		struct spool_sample s = { .time_ns = e.time_ns, .tid = h.tid,
+					  .weight = e.weight };
+		if (entry_stack(l, &e.stack,
+				stack_index(l, st, h.stream, &e.stack), &s))
+			take_alloc(l, &s, e.size, opts);
+	}
 }
 
 /* The second pass of a space profile: the sampled allocations the view
- * selected (selected[k] for the k-th ALLOC record that decodes), with
- * their weights in bytes. An ALLOC's stack reads like a SAMPLE's. */
+ * selected (selected[k] for the k-th allocation that decodes, of an ALLOC
+ * record or an ALLOCS entry), with their weights in bytes. An ALLOC's
+ * stack reads like a SAMPLE's, an ALLOCS entry's like a SAMPLES entry's. */
 static void
 second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		  const bool *selected, const struct loader_opts *opts)
 {
 	struct spool_rec r;
 	struct spool_alloc a;
-	struct profile *p = l->prof;
 	size_t k = 0;
 
 	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
 		drop_behind(l, (size_t)r.offset);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
 			take_arcs(l, &r, opts);
+			continue;
+		}
+		if (r.type == SPOOL_REC_ALLOCS) {
+			take_space_entries(l, &r, selected, &k, opts);
 			continue;
 		}
 		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
@@ -1020,12 +1134,9 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			.weight = a.weight, .depth = a.depth,
 			.pcs_raw = a.pcs_raw,
 		};
-		size_t n = build_stack(l, &s);
-		profile_add_samples(p, l->stack, n, profile_thread(p, a.tid),
-				    a.weight, space_sample_var(a.weight, a.size),
-				    1, s.flags);
-		call_hook(l, opts, &s, l->stack, n, a.weight, 1, 0);
+		take_alloc(l, &s, a.size, opts);
 	}
+	warn_unknown_stacks(l);
 }
 
 /* Time or space, and for space the view's selection (NULL for time). */
