@@ -50,6 +50,7 @@
 #include "modules.h"
 #include "real.h"
 #include "appender.h"
+#include "stacks.h"
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
@@ -493,16 +494,84 @@ own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
 	return depth;
 }
 
+/* Counts the drop of a record the spool could not take (no chunk, or the
+ * size limit); returns rc. async-signal-safe */
+static int
+counted(int rc)
+{
+	if (rc == -ENOSPC || rc == -EFBIG)
+		prof_drop(appender_drop_cause(rc));
+	return rc;
+}
+
 /* Appends a record to the calling thread's stream (t->busy set).
  * Returns 0 or a negative error (the drop is counted).
  * async-signal-safe */
 static int
 push_own(struct thread_slot *t, const void *rec, size_t len)
 {
-	int rc = appender_append(&t->stream, rec, len);
-	if (rc == -ENOSPC)
-		prof_drop(appender_drop_cause(rc));
-	return rc;
+	return counted(appender_append(&t->stream, rec, len));
+}
+
+/* Stores the sampled allocation a with stack pcs in the calling
+ * thread's stream (t->busy set): as an entry of its ALLOCS record that
+ * refers to the stack when the thread has written it before, else with
+ * the stack and a new id; as an ALLOC record when the thread has no table
+ * of stacks or the entry does not fit in buf (cap bytes). Returns 0 or a
+ * negative error (the drop is counted). async-signal-safe */
+static int
+store_alloc(struct thread_slot *t, const struct spool_alloc *a,
+	    const uint64_t *pcs, uint8_t *buf, size_t cap)
+{
+	struct spool_buf b;
+	struct stacks_table *tab = threads_stacks(t);
+	if (tab) {
+		struct stacks_probe p;
+		struct spool_space_chain *prev = stacks_space_chain(tab);
+		stacks_find(tab, (uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
+							SPOOL_SAMPLE_UNWIND_ERR)),
+			    pcs, a->depth, &p);
+		uint32_t id = p.id ? p.id : stacks_next_id(tab, &p);
+		size_t len = spool_encode_space_alloc(buf, cap, prev, a, id,
+						      !p.id, pcs);
+		if (len) {
+			int rc = counted(appender_append_space_entry(
+				&t->stream, a->tid, prev, buf, len));
+			if (rc == 0) {
+				stacks_add(tab, &p);
+				*prev = (struct spool_space_chain){
+					a->time_ns, a->address, a->weight };
+			}
+			return rc;
+		}
+	}
+	spool_buf_init(&b, buf, cap);
+	if (spool_put_alloc(&b, a, pcs) < 0)
+		return -ENOSPC;
+	return push_own(t, buf, b.len);
+}
+
+/* Stores the release f as store_alloc does an allocation (t->busy set).
+ * async-signal-safe */
+static void
+store_free(struct thread_slot *t, const struct spool_free *f)
+{
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
+	struct spool_buf b;
+	struct stacks_table *tab = threads_stacks(t);
+	if (tab) {
+		struct spool_space_chain *prev = stacks_space_chain(tab);
+		size_t len = spool_encode_space_free(buf, sizeof(buf), prev, f);
+		if (len && counted(appender_append_space_entry(
+				   &t->stream, f->tid, prev, buf, len)) == 0) {
+			prev->time_ns = f->time_ns;
+			prev->address = f->address;
+		}
+		return;
+	}
+	spool_buf_init(&b, buf, sizeof(buf));
+	if (spool_put_free(&b, f) == 0)
+		push_own(t, buf, b.len);
 }
 
 /* Records the sampled allocation of n bytes at p, made by fn. The
@@ -513,11 +582,10 @@ void __attribute__((noinline))
 alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 {
 	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
-	uint8_t stack_buf[SPOOL_REC_HEADER_LEN + 64 + SPOOL_MAX_DEPTH * 8];
+	uint8_t stack_buf[SPOOL_SPACE_ENTRY_MAX(SPOOL_MAX_DEPTH)];
 	uint64_t *pcs = stack_pcs;
 	uint8_t *buf = stack_buf;
 	size_t cap = sizeof(stack_buf);
-	struct spool_buf b;
 	struct thread_slot *t;
 
 	/* (A vfork child is not told apart: it shares the parent's memory
@@ -549,9 +617,7 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 	int tracked = addrset_insert(&alloc_sampled, a.address) == 0;
 	if (!tracked)
 		a.flags |= SPOOL_ALLOC_UNTRACKED;
-	spool_buf_init(&b, buf, cap);
-	if (spool_put_alloc(&b, &a, pcs) < 0 ||
-	    push_own(t, buf, b.len) < 0) {
+	if (store_alloc(t, &a, pcs, buf, cap) < 0) {
 		/* Lost: its free must not be recorded either. */
 		if (tracked)
 			addrset_remove(&alloc_sampled, a.address);
@@ -567,9 +633,6 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 static void __attribute__((noinline))
 record_free(uint64_t addr, uint64_t time_ns)
 {
-	uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
-	struct spool_buf b;
-
 	if (!prof_state.initialised)
 		return;
 	if (alloc_self.guard) {
@@ -584,18 +647,19 @@ record_free(uint64_t addr, uint64_t time_ns)
 		.tid = t ? (uint32_t)t->tid : (uint32_t)gettid(),
 		.address = addr,
 	};
-	spool_buf_init(&b, buf, sizeof(buf));
-	if (spool_put_free(&b, &f) < 0)
-		return;
 	int saved_errno = errno;
 	if (t) {
 		t->busy = 1;
 		atomic_signal_fence(memory_order_seq_cst);
-		push_own(t, buf, b.len);
+		store_free(t, &f);
 		atomic_signal_fence(memory_order_seq_cst);
 		t->busy = 0;
 	} else {
-		threads_emit(buf, b.len);
+		uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
+		struct spool_buf b;
+		spool_buf_init(&b, buf, sizeof(buf));
+		if (spool_put_free(&b, &f) == 0)
+			threads_emit(buf, b.len);
 	}
 	errno = saved_errno;
 }

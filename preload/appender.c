@@ -333,6 +333,50 @@ store_len(uint8_t *p, uint32_t v)
 	*(volatile unaligned_u32 *)p = v;
 }
 
+/* Grows the stream's batch record, when it is of type and the chunk has
+ * room, by the entry: see appender_append_entry. Returns 1 when it did,
+ * 0 when the entry needs a record of its own. async-signal-safe */
+static int
+grow_batch(struct appender_stream *s, uint32_t type, const uint8_t *entry,
+	   size_t len)
+{
+	if (!s->base || !s->batch || s->batch_type != type ||
+	    APPENDER_CHUNK - s->pos < len)
+		return 0;
+	uint8_t *rec = s->base + s->batch, *dst = s->base + s->pos;
+	store_len(rec + 4, s->pos + (uint32_t)len - s->batch -
+				   SPOOL_REC_HEADER_LEN);
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst + 1, entry + 1, len - 1);
+	atomic_signal_fence(memory_order_seq_cst);
+	dst[0] = entry[0];
+	s->pos += (uint32_t)len;
+	return 1;
+}
+
+/* Stores a new batch record: head (hlen bytes, an empty record of type
+ * whose length does not count the entry yet), then the entry, the type
+ * last. Returns 0 or as make_room. async-signal-safe */
+static int
+start_batch(struct appender_stream *s, uint32_t type, uint8_t *head,
+	    size_t hlen, const uint8_t *entry, size_t len)
+{
+	size_t total = hlen + len;
+	int rc = make_room(s, total);
+	if (rc < 0)
+		return rc;
+	uint8_t *dst = s->base + s->pos;
+	store_len(head + 4, (uint32_t)(total - SPOOL_REC_HEADER_LEN));
+	memcpy(dst + 4, head + 4, hlen - 4);
+	memcpy(dst + hlen, entry, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst, head, 4); /* the type last, as in appender_append */
+	s->batch = s->pos;
+	s->batch_type = type;
+	s->pos += (uint32_t)total;
+	return 0;
+}
+
 /* async-signal-safe */
 int
 appender_append_entry(struct appender_stream *s, uint32_t tid,
@@ -343,40 +387,43 @@ appender_append_entry(struct appender_stream *s, uint32_t tid,
 		return -ESRCH;
 	if (len == 0 || len > APPENDER_CHUNK - 64)
 		return -ENOSPC;
-	if (s->base && s->batch && APPENDER_CHUNK - s->pos >= len) {
-		uint8_t *rec = s->base + s->batch, *dst = s->base + s->pos;
-		store_len(rec + 4, s->pos + (uint32_t)len - s->batch -
-					   SPOOL_REC_HEADER_LEN);
-		atomic_signal_fence(memory_order_seq_cst);
-		memcpy(dst + 1, entry + 1, len - 1);
-		atomic_signal_fence(memory_order_seq_cst);
-		dst[0] = entry[0];
-		s->pos += (uint32_t)len;
-		atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
-		return 0;
+	if (!grow_batch(s, SPOOL_REC_SAMPLES, entry, len)) {
+		uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_SAMPLES_FIXED];
+		struct spool_samples h = { .tid = tid, .stream = s->id,
+					   .time_ns = prev_time,
+					   .weight = prev_weight };
+		struct spool_buf b;
+		spool_buf_init(&b, head, sizeof(head));
+		if (spool_put_samples(&b, &h, NULL, 0) < 0)
+			return -ENOSPC;
+		int rc = start_batch(s, SPOOL_REC_SAMPLES, head, sizeof(head),
+				     entry, len);
+		if (rc < 0)
+			return rc;
 	}
-	uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_SAMPLES_FIXED];
-	struct spool_samples h = { .tid = tid, .stream = s->id,
-				   .time_ns = prev_time,
-				   .weight = prev_weight };
-	struct spool_buf b;
-	spool_buf_init(&b, head, sizeof(head));
-	if (spool_put_samples(&b, &h, NULL, 0) < 0)
-		return -ENOSPC;
-	size_t total = sizeof(head) + len;
-	int rc = make_room(s, total);
-	if (rc < 0)
-		return rc;
-	uint8_t *dst = s->base + s->pos;
-	store_len(head + 4, (uint32_t)(SPOOL_SAMPLES_FIXED + len));
-	memcpy(dst + 4, head + 4, sizeof(head) - 4);
-	memcpy(dst + sizeof(head), entry, len);
-	atomic_signal_fence(memory_order_seq_cst);
-	memcpy(dst, head, 4); /* the type last, as in appender_append */
-	s->batch = s->pos;
-	s->pos += (uint32_t)total;
 	atomic_fetch_add_explicit(&samples, 1, memory_order_relaxed);
 	return 0;
+}
+
+/* async-signal-safe */
+int
+appender_append_space_entry(struct appender_stream *s, uint32_t tid,
+			    const struct spool_space_chain *prev,
+			    const uint8_t *entry, size_t len)
+{
+	if (!prof_in_image())
+		return -ESRCH;
+	if (len == 0 || len > APPENDER_CHUNK - 64)
+		return -ENOSPC;
+	if (grow_batch(s, SPOOL_REC_ALLOCS, entry, len))
+		return 0;
+	uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_ALLOCS_FIXED];
+	struct spool_allocs h = { .tid = tid, .stream = s->id, .prev = *prev };
+	struct spool_buf b;
+	spool_buf_init(&b, head, sizeof(head));
+	if (spool_put_allocs(&b, &h, NULL, 0) < 0)
+		return -ENOSPC;
+	return start_batch(s, SPOOL_REC_ALLOCS, head, sizeof(head), entry, len);
 }
 
 void

@@ -35,9 +35,10 @@ struct appender_stream {
 	uint32_t pos;  /* bytes used */
 	uint32_t id;   /* the stream's number in SAMPLES records; 0 until
 			* the first one (then stacks_new_stream) */
-	uint32_t batch; /* offset in the chunk of the SAMPLES record that
-			 * entries are added to, while it is the chunk's
-			 * last; 0: none */
+	uint32_t batch; /* offset in the chunk of the SAMPLES or ALLOCS
+			 * record that entries are added to, while it is
+			 * the chunk's last; 0: none */
+	uint32_t batch_type; /* its record type */
 };
 
 /* Creates this image's spool (the one profrun prepared, or OUTPUT.PID[.N]
@@ -84,6 +85,16 @@ int
 appender_append_entry(struct appender_stream *s, uint32_t tid,
 		      uint64_t prev_time, uint64_t prev_weight,
 		      const uint8_t *entry, size_t len);
+
+/* Appends one ALLOCS entry (spool_encode_space_alloc's or
+ * spool_encode_space_free's len bytes, encoded against prev) for thread
+ * tid, as appender_append_entry does a SAMPLES entry: to the stream's
+ * ALLOCS record when it is the chunk's last, else in a new one (header:
+ * tid, s->id, prev). Returns as appender_append. async-signal-safe */
+int
+appender_append_space_entry(struct appender_stream *s, uint32_t tid,
+			    const struct spool_space_chain *prev,
+			    const uint8_t *entry, size_t len);
 
 /* The stream's thread is leaving: its chunk, when it has room left, goes
  * to a later stream (so that short threads do not each leave a chunk

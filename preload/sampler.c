@@ -44,10 +44,7 @@ static int
 store_entry(struct thread_slot *t, const struct spool_sample *s,
 	    const uint64_t *pcs, uint8_t *buf, size_t cap)
 {
-	struct appender_stream *st = &t->stream;
-	if (!st->id)
-		st->id = stacks_new_stream();
-	struct stacks_table *tab = stacks_table_for(&t->stacks, st->id);
+	struct stacks_table *tab = threads_stacks(t);
 	if (!tab)
 		return -EAGAIN;
 	struct stacks_probe p;
@@ -59,8 +56,8 @@ store_entry(struct thread_slot *t, const struct spool_sample *s,
 					id, !p.id, pcs);
 	if (!len)
 		return -EAGAIN;
-	int rc = appender_append_entry(st, s->tid, prev_time, prev_weight,
-				       buf, len);
+	int rc = appender_append_entry(&t->stream, s->tid, prev_time,
+				       prev_weight, buf, len);
 	if (rc < 0)
 		return rc;
 	stacks_add(tab, &p);

@@ -18,6 +18,7 @@ struct stacks_table {
 	uint32_t stream;
 	uint32_t count;   /* stacks held; the next id is count + 1 */
 	uint64_t last_time_ns, last_weight;
+	struct spool_space_chain space;
 	struct stacks_slot slots[STACKS_SLOTS];
 };
 
@@ -129,4 +130,10 @@ stacks_set_last(struct stacks_table *tab, uint64_t time_ns, uint64_t weight)
 {
 	tab->last_time_ns = time_ns;
 	tab->last_weight = weight;
+}
+
+struct spool_space_chain *
+stacks_space_chain(struct stacks_table *tab)
+{
+	return &tab->space;
 }

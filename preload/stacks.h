@@ -1,12 +1,14 @@
 /*
  * stacks: each thread's table of the stacks it has written to the spool,
- * so that a stack seen again is written as a reference (a SAMPLES entry
- * with the stack's id, profspool(5)) rather than frame by frame.
+ * so that a stack seen again is written as a reference (a SAMPLES or
+ * ALLOCS entry with the stack's id, profspool(5)) rather than frame by
+ * frame.
  * Layer: core. Everything here runs in the sampling signal handler and is
  * async-signal-safe.
  *
  * A table belongs to one thread slot, is mapped by its thread on its
- * first sample and is only ever touched by that thread (its handler), so
+ * first sample and is only ever touched by that thread (its handler, or
+ * its malloc wrappers while the handler keeps off: thread_slot.busy), so
  * it needs no lock. It is tied to the slot's spool stream: ids are
  * numbered per stream, and a table whose stream is not the slot's current
  * one (a new thread in the slot, a forked child) is emptied first.
@@ -20,6 +22,8 @@
 #define PROFRUN_STACKS_H
 
 #include <stdint.h>
+
+#include "spool.h"
 
 /* Slots of a table (a power of two) and the stacks it takes: past that
  * a thread's new stacks are written whole each time (id 0). */
@@ -61,6 +65,12 @@ stacks_last(const struct stacks_table *tab, uint64_t *time_ns,
 	    uint64_t *weight);
 void
 stacks_set_last(struct stacks_table *tab, uint64_t time_ns, uint64_t weight);
+
+/* The values the stream's next ALLOCS entry is encoded against (its
+ * previous entry's), for the caller to update once an entry is stored.
+ * async-signal-safe */
+struct spool_space_chain *
+stacks_space_chain(struct stacks_table *tab);
 
 /* A new stream number, unique in this image. async-signal-safe */
 uint32_t

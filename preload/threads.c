@@ -49,6 +49,15 @@ threads_used(void)
 	return atomic_load_explicit(&slots_used, memory_order_acquire);
 }
 
+/* async-signal-safe */
+struct stacks_table *
+threads_stacks(struct thread_slot *t)
+{
+	if (!t->stream.id)
+		t->stream.id = stacks_new_stream();
+	return stacks_table_for(&t->stacks, t->stream.id);
+}
+
 struct thread_slot *
 threads_slot(uint32_t i)
 {

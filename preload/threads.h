@@ -40,7 +40,7 @@ struct thread_deep {
 	uint8_t handler_rec[SPOOL_ENTRY_MAX(SPOOL_DEPTH_LIMIT)]; /* > a SAMPLE */
 	uint64_t alloc_raw[SPOOL_DEPTH_LIMIT + THREADS_DEEP_EXTRA];
 	uint64_t alloc_pcs[SPOOL_DEPTH_LIMIT];
-	uint8_t alloc_rec[SPOOL_REC_HEADER_LEN + 64 + SPOOL_DEPTH_LIMIT * 8];
+	uint8_t alloc_rec[SPOOL_SPACE_ENTRY_MAX(SPOOL_DEPTH_LIMIT)]; /* > ALLOC */
 };
 
 enum thread_state {
@@ -105,6 +105,12 @@ struct thread_slot {
 /* The calling thread's slot, or NULL. async-signal-safe */
 struct thread_slot *
 threads_self(void);
+
+/* The table of the stacks t's thread has written in its current stream
+ * (numbered on first use), or NULL when it cannot be mapped. Called by t's
+ * own thread only. async-signal-safe */
+struct stacks_table *
+threads_stacks(struct thread_slot *t);
 
 /* What the layers above do when a thread joins or leaves: attached runs
  * in the thread, once its slot is set up and before its start is

@@ -408,6 +408,101 @@ START_TEST(appender_entries_survive_sigkill)
 }
 END_TEST
 
+/* Runs of ALLOCS entries (allocations of size i at 0x10000 + 64 * i,
+ * the release of each after it) between single SAMPLES entries: each run
+ * grows one record of its type, a record of the other type ends it, and
+ * only SAMPLES entries count as samples. */
+START_TEST(appender_space_entries_interleave)
+{
+	struct appender_stream a = { .id = 9 };
+	struct spool_space_chain chain = { 0 };
+	uint8_t buf[256];
+	uint64_t time_samples = 0;
+
+	for (uint64_t i = 0; i < 3000; i++) {
+		if (i % 10 == 0) {
+			size_t len = entry_of(buf, sizeof(buf), time_samples);
+			ck_assert_int_eq(appender_append_entry(
+				&a, 42, prev_time_of(time_samples),
+				prev_weight_of(time_samples), buf, len), 0);
+			time_samples++;
+			continue;
+		}
+		uint64_t pc = 0x401000;
+		size_t len;
+		if (i % 2) {
+			struct spool_alloc al = {
+				.time_ns = i, .size = i,
+				.address = 0x10000 + 64 * i, .weight = 512,
+				.depth = 1 };
+			len = spool_encode_space_alloc(buf, sizeof(buf), &chain,
+						       &al, 1, i == 1, &pc);
+		} else {
+			struct spool_free f = {
+				.time_ns = i, .address = 0x10000 + 64 * (i - 1) };
+			len = spool_encode_space_free(buf, sizeof(buf), &chain,
+						      &f);
+		}
+		ck_assert_uint_gt(len, 0);
+		ck_assert_int_eq(appender_append_space_entry(&a, 42, &chain,
+							     buf, len), 0);
+		/* The chain moves once the entry is stored, as the
+		 * library's does. */
+		chain.time_ns = i;
+		chain.address = 0x10000 + 64 * (i % 2 ? i : i - 1);
+		if (i % 2)
+			chain.weight = 512;
+	}
+	ck_assert_uint_eq(appender_samples(), time_samples);
+
+	size_t size;
+	uint8_t *p = read_spool(&size);
+	struct spool_cursor c;
+	struct spool_rec r;
+	uint64_t i = 0, samples_recs = 0, allocs_recs = 0;
+	int wrong = 0;
+	ck_assert_int_eq(spool_cursor_init(&c, p, size), 0);
+	while (spool_next(&c, &r) == SPOOL_OK) {
+		if (r.type == SPOOL_REC_SAMPLES) {
+			ck_assert_uint_eq(spool_time_samples(&r), 1);
+			wrong |= i % 10 != 0;
+			i++;
+			samples_recs++;
+			continue;
+		}
+		ck_assert(r.type == SPOOL_REC_PROCESS ||
+			  r.type == SPOOL_REC_ALLOCS);
+		if (r.type != SPOOL_REC_ALLOCS)
+			continue;
+		struct spool_allocs h;
+		struct spool_space_cursor sc;
+		struct spool_space_entry e;
+		int st;
+		ck_assert_int_eq(spool_get_allocs(&r, &h), 0);
+		ck_assert_uint_eq(h.tid, 42);
+		ck_assert_uint_eq(h.stream, 9);
+		spool_space_begin(&sc, &h);
+		while ((st = spool_space_next(&sc, &e)) == 1) {
+			wrong |= i % 10 == 0 || e.release != !(i % 2) ||
+				 e.time_ns != i ||
+				 e.address != 0x10000 + 64 * (i % 2 ? i : i - 1);
+			if (!e.release)
+				wrong |= e.size != i || e.weight != 512 ||
+					 e.stack.id != 1 ||
+					 e.stack.define != (i == 1);
+			i++;
+		}
+		ck_assert_int_eq(st, 0);
+		allocs_recs++;
+	}
+	ck_assert_int_eq(wrong, 0);
+	ck_assert_uint_eq(i, 3000);
+	ck_assert_uint_eq(samples_recs, time_samples);
+	ck_assert_uint_eq(allocs_recs, time_samples);
+	free(p);
+}
+END_TEST
+
 static Suite *
 appender_suite(void)
 {
@@ -422,6 +517,7 @@ appender_suite(void)
 	tcase_add_test(tc, appender_second_ending_waits);
 	tcase_add_test(tc, appender_entries_grow_one_record);
 	tcase_add_test(tc, appender_entries_survive_sigkill);
+	tcase_add_test(tc, appender_space_entries_interleave);
 	suite_add_tcase(s, tc);
 	return s;
 }

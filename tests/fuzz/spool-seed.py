@@ -7,8 +7,8 @@ usage: spool-seed.py IN OUT [--samples N] [--keep-image] [--chunk BYTES]
 The records are copied in file order into one contiguous stream (a version 2
 header with no chunk size: a chunked spool is mostly unused chunk space),
 or with --chunk into chunks of that size, each padded with zeros,
-keeping at most N SAMPLE, N ALLOC and N FREE records (default 24 of each) and no
-MODULE_IMAGE unless --keep-image. Paths (the process's executable, module
+keeping at most N SAMPLE, N ALLOC, N FREE and N ALLOCS records (default 24
+of each) and no MODULE_IMAGE unless --keep-image. Paths (the process's executable, module
 loads and unloads) are renamed by --map, and the other absolute ones become
 their file names: the fuzz harnesses run with their scratch directory as the
 current one, so a relative path names a file there, and the system's
@@ -27,6 +27,7 @@ REC_HEADER_LEN = 8
 PROCESS, MODULE_LOAD, MODULE_UNLOAD, SAMPLE, FOOTER, MODULE_IMAGE, ALLOC = (
     1, 2, 3, 5, 6, 7, 8)
 FREE = 9
+ALLOCS = 14
 
 
 def records(data):
@@ -77,7 +78,7 @@ def main():
     if data[:8] != MAGIC:
         sys.exit(f"{a.input}: not a spool")
     out = bytearray(data[:12] + struct.pack("<I", a.chunk))
-    kept = {SAMPLE: 0, ALLOC: 0, FREE: 0}
+    kept = {SAMPLE: 0, ALLOC: 0, FREE: 0, ALLOCS: 0}
     for rtype, p in records(data):
         if rtype in kept:
             if kept[rtype] >= a.samples:

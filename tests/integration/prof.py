@@ -491,6 +491,62 @@ def spool_records(path, strict=False):
         pos += 8 + length
 
 
+def _varint(data, pos):
+    """A LEB128 varint at data[pos]: (value, next pos); IndexError when
+    the data ends inside it."""
+    value, shift = 0, 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7f) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _unzigzag(z):
+    return (z >> 1) ^ -(z & 1)
+
+
+def space_events(path, strict=False):
+    """The sampled allocations and releases of a spool, whether written as
+    ALLOC and FREE records or as ALLOCS entries (format 2.5), read here
+    from profspool(5) alone: ('alloc', tid, size, address) and ('free',
+    tid, address) tuples in file order."""
+    mask = (1 << 64) - 1
+    for rtype, payload in spool_records(path, strict):
+        if rtype == 8:  # ALLOC: time, tid, flags, size, address, ...
+            tid, = struct.unpack_from('<I', payload, 8)
+            size, address = struct.unpack_from('<QQ', payload, 16)
+            yield ('alloc', tid, size, address)
+        elif rtype == 9:  # FREE: time, tid, address
+            tid, address = struct.unpack_from('<IQ', payload, 8)
+            yield ('free', tid, address)
+        elif rtype == 14:  # ALLOCS: tid, stream, time, address, weight
+            tid, _stream, _t, address, _w = struct.unpack_from('<IIQQQ',
+                                                               payload)
+            pos = 32
+            while pos < len(payload) and payload[pos]:
+                key, pos = _varint(payload, pos)
+                _dt, pos = _varint(payload, pos)
+                da, pos = _varint(payload, pos)
+                address = (address + _unzigzag(da)) & mask
+                if key == 2:
+                    yield ('free', tid, address)
+                    continue
+                if not key & 1:
+                    raise Fail(f'{path}: ALLOCS entry with key {key}')
+                size, pos = _varint(payload, pos)
+                for _field in ('weight', 'fn', 'flags'):
+                    _v, pos = _varint(payload, pos)
+                if key & 2:  # it defines its stack: flags, depth, PCs
+                    _flags, pos = _varint(payload, pos)
+                    depth, pos = _varint(payload, pos)
+                    for _i in range(depth):
+                        _v, pos = _varint(payload, pos)
+                yield ('alloc', tid, size, address)
+
+
 def one_line(text, what):
     """Checks that text is exactly one non-empty line; returns it."""
     lines = text.strip('\n').split('\n')

@@ -9,7 +9,6 @@ unprofiled.
 
 usage: test_clone_child.py RAWCLONE
 """
-import struct
 import sys
 
 import prof
@@ -20,12 +19,11 @@ def test():
     if p.stdout.split() != ['child', '0', 'done']:
         raise prof.Fail(f'target output {p.stdout!r}, stderr {p.stderr!r}')
     sizes = {}
-    for rtype, payload in prof.spool_records(p.spool, strict=True):
-        if rtype == 8:  # ALLOC
-            size = struct.unpack_from('<Q', payload, 16)[0]
-            sizes[size] = sizes.get(size, 0) + 1
-    print(f'ALLOC records of 555 bytes: {sizes.get(555, 0)}, of 777 bytes: '
-          f'{sizes.get(777, 0)}')
+    for ev in prof.space_events(p.spool, strict=True):
+        if ev[0] == 'alloc':
+            sizes[ev[2]] = sizes.get(ev[2], 0) + 1
+    print(f'sampled allocations of 555 bytes: {sizes.get(555, 0)}, of 777 '
+          f'bytes: {sizes.get(777, 0)}')
     if sizes.get(777, 0):
         raise prof.Fail(f'{sizes[777]} allocations of the cloned child in '
                         'the parent\'s spool')

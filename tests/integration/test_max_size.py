@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """--max-size stops sampling rather than fill a disk: a loop of small
 malloc/free pairs with every allocation of 64 bytes sampled writes far
-more than 256 KiB of ALLOC and FREE records; with --max-size=256K the
+more than 256 KiB of sampled allocations and releases; with --max-size=256K the
 spool stays within 256 KiB, the program's output and exit status are
 its own, stderr says once that sampling stopped, and profanalyze reads
 the spool whole (footer included) and says when the limit was reached.
@@ -45,12 +45,13 @@ def test():
     if at is None:
         raise prof.Fail('the report does not say when the limit was reached')
     # The limit stopped sampling: no more allocations were sampled than
-    # ALLOC records (56 bytes at least: header and fixed fields) fit in
-    # the limit, against over a million that 2 million pairs of 16 to
-    # 256 bytes, one sample per 64 bytes, would give without it.
+    # ALLOCS entries (7 bytes at least: a byte for each of key, time,
+    # address, size, weight, fn and flags) fit in the limit, against
+    # over a million that 2 million pairs of 16 to 256 bytes, one sample
+    # per 64 bytes, would give without it.
     taken = prof.field(rep, 'samples_taken')
     print(f'limit reached at {at} s; {taken} allocations sampled')
-    if not 0 < taken <= LIMIT // 56:
+    if not 0 < taken <= LIMIT // 7:
         raise prof.Fail(f'{taken} allocations sampled: the limit did not '
                         f'stop sampling')
     t, _ = prof.analyze(spool, args=('--flat',))
