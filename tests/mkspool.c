@@ -78,8 +78,10 @@
  *
  * With MKSPOOL_SAMPLES=batched in the environment, time samples (sample
  * and synth) are written as SAMPLES records (format 2.3) instead of
- * SAMPLE records, each thread's stacks defined once and referred to after
- * that (stream = tid): the golden tests run some cases both ways to check
+ * SAMPLE records, and allocations and releases (alloc and free) as ALLOCS
+ * records (format 2.5, one per line) instead of ALLOC and FREE, each
+ * thread's stacks defined once and referred to after that by either kind
+ * (stream = tid): the golden tests run some cases both ways to check
  * that the two read the same.
  *
  * Where a frame was given by name, the analyzer may still show it as
@@ -146,6 +148,7 @@ struct bstream {
 	uint8_t *entries; /* of the record being made */
 	size_t len;
 	uint64_t rec_time, rec_weight;
+	struct spool_space_chain space; /* of the previous ALLOCS entry */
 };
 
 static struct gen g;
@@ -690,31 +693,106 @@ bstream_flush(struct spool_buf *b, struct bstream *st)
 	st->len = 0;
 }
 
+static void
+flush_batched(struct spool_buf *b);
+
+/* The id of a stack in the stream, taken by the stack when new
+ * (*define set then). */
+static uint32_t
+bstack_id(struct bstream *st, uint16_t flags, uint32_t depth,
+	  const uint64_t *pcs, int *define)
+{
+	for (size_t i = 0; i < st->nstacks; i++) {
+		const struct bstack *k = &st->stacks[i];
+		if (k->flags == flags && k->depth == depth &&
+		    !memcmp(k->pcs, pcs, depth * sizeof(*pcs))) {
+			*define = 0;
+			return (uint32_t)i + 1;
+		}
+	}
+	st->stacks = realloc(st->stacks, (st->nstacks + 1) * sizeof(*st->stacks));
+	uint64_t *copy = malloc((depth + 1) * sizeof(*copy));
+	if (!st->stacks || !copy)
+		die("out of memory");
+	memcpy(copy, pcs, depth * sizeof(*pcs));
+	st->stacks[st->nstacks++] = (struct bstack){ flags, depth, copy };
+	*define = 1;
+	return (uint32_t)st->nstacks;
+}
+
+/* Writes the len bytes of entries made in st->entries as an ALLOCS record
+ * whose first entry follows prev. */
+static void
+put_allocs_record(struct spool_buf *b, struct bstream *st,
+		  const struct spool_space_chain *prev, size_t len)
+{
+	struct spool_allocs h = { .tid = st->tid, .stream = st->tid,
+				  .prev = *prev };
+	b->len = 0;
+	spool_put_allocs(b, &h, st->entries, len);
+	flush_record(b);
+	b->len = 0;
+}
+
+/* An alloc line's allocations (the time and address moving as in
+ * do_alloc) as an ALLOCS record of their thread's stream. */
+static void
+put_allocs(struct spool_buf *b, struct spool_alloc *a, const uint64_t *pcs,
+	   uint64_t repeat)
+{
+	flush_batched(b);
+	struct bstream *st = bstream(a->tid);
+	int define;
+	uint32_t id = bstack_id(st,
+				(uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
+						       SPOOL_SAMPLE_UNWIND_ERR)),
+				a->depth, pcs, &define);
+	struct spool_space_chain first = st->space;
+	size_t len = 0;
+	for (uint64_t i = 0; i < repeat; i++) {
+		if (len + SPOOL_SPACE_ENTRY_MAX(a->depth) > REC_BUF / 2 - 64) {
+			put_allocs_record(b, st, &first, len);
+			first = st->space;
+			len = 0;
+		}
+		size_t n = spool_encode_space_alloc(st->entries + len,
+						    REC_BUF / 2 - len,
+						    &st->space, a, id,
+						    define && i == 0, pcs);
+		if (!n)
+			die("entry does not fit");
+		len += n;
+		st->space = (struct spool_space_chain){ a->time_ns, a->address,
+							a->weight };
+		a->time_ns += 1000;
+		a->address += 0x1000;
+	}
+	put_allocs_record(b, st, &first, len);
+}
+
+/* A free line as an ALLOCS record of its thread's stream. */
+static void
+put_release(struct spool_buf *b, const struct spool_free *f)
+{
+	flush_batched(b);
+	struct bstream *st = bstream(f->tid);
+	struct spool_space_chain first = st->space;
+	size_t n = spool_encode_space_free(st->entries, REC_BUF / 2, &first, f);
+	if (!n)
+		die("entry does not fit");
+	st->space.time_ns = f->time_ns;
+	st->space.address = f->address;
+	put_allocs_record(b, st, &first, n);
+}
+
 /* Adds a time sample to its thread's pending SAMPLES record. */
 static void
 put_batched(struct spool_buf *b, const struct spool_sample *s,
 	    const uint64_t *pcs)
 {
 	struct bstream *st = bstream(s->tid);
-	uint32_t id = 0;
-	for (size_t i = 0; i < st->nstacks && !id; i++) {
-		const struct bstack *k = &st->stacks[i];
-		if (k->flags == s->flags && k->depth == s->depth &&
-		    !memcmp(k->pcs, pcs, s->depth * sizeof(*pcs)))
-			id = (uint32_t)i + 1;
-	}
-	int define = !id;
-	if (define) {
-		st->stacks = realloc(st->stacks,
-				     (st->nstacks + 1) * sizeof(*st->stacks));
-		uint64_t *copy = malloc((s->depth + 1) * sizeof(*copy));
-		if (!st->stacks || !copy)
-			die("out of memory");
-		memcpy(copy, pcs, s->depth * sizeof(*pcs));
-		st->stacks[st->nstacks++] = (struct bstack){ s->flags,
-							     s->depth, copy };
-		id = (uint32_t)st->nstacks;
-	}
+	int define;
+	uint32_t id = bstack_id(st, s->flags, s->depth, pcs, &define);
 	if (st->len + SPOOL_ENTRY_MAX(s->depth) > REC_BUF / 2 - 64)
 		bstream_flush(b, st);
 	if (!st->len) {
@@ -829,6 +907,10 @@ do_alloc(struct spool_buf *b, const struct word *w, size_t n)
 		a.flags |= SPOOL_ALLOC_UNTRACKED;
 	a.depth = stack ? parse_stack(stack->val, pcs) : 0;
 	uint64_t repeat = num_or(w, n, "repeat", 1);
+	if (g.batched) {
+		put_allocs(b, &a, pcs, repeat);
+		return;
+	}
 	for (uint64_t i = 0; i < repeat; i++) {
 		b->len = 0;
 		spool_put_alloc(b, &a, pcs);
@@ -847,7 +929,10 @@ do_free(struct spool_buf *b, const struct word *w, size_t n)
 		.tid = (uint32_t)num(need(w, n, "tid")->val),
 		.address = num(need(w, n, "addr")->val),
 	};
-	spool_put_free(b, &f);
+	if (g.batched)
+		put_release(b, &f);
+	else
+		spool_put_free(b, &f);
 }
 
 static void
