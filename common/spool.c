@@ -925,6 +925,30 @@ spool_encode_entry(uint8_t *out, size_t cap, uint64_t prev_time,
 	return pos > cap ? 0 : pos;
 }
 
+/* Ends a batch record (SAMPLES, ALLOCS) whose header w holds: the len
+ * bytes of entries follow. async-signal-safe */
+static int
+batch_end(struct spool_buf *b, struct writer *w, const uint8_t *entries,
+	  size_t len)
+{
+	if (len)
+		memcpy(w->p + w->pos, entries, len);
+	w->pos += len;
+	return rec_end(b, w);
+}
+
+/* The entries of a batch record whose header r has read: the rest of the
+ * payload. Returns 0 or -EBADMSG (the header was cut short). */
+static int
+batch_entries(const struct reader *r, const uint8_t **entries, uint32_t *len)
+{
+	if (r->bad)
+		return -EBADMSG;
+	*len = r->len - r->pos;
+	*entries = r->p + r->pos;
+	return 0;
+}
+
 int
 spool_put_samples(struct spool_buf *b, const struct spool_samples *h,
 		  const uint8_t *entries, size_t len)
@@ -936,10 +960,7 @@ spool_put_samples(struct spool_buf *b, const struct spool_samples *h,
 	w_u32(&w, h->stream);
 	w_u64(&w, h->time_ns);
 	w_u64(&w, h->weight);
-	if (len)
-		memcpy(w.p + w.pos, entries, len);
-	w.pos += len;
-	return rec_end(b, &w);
+	return batch_end(b, &w, entries, len);
 }
 
 int
@@ -951,11 +972,7 @@ spool_get_samples(const struct spool_rec *rec, struct spool_samples *out)
 	out->stream = r_u32(&r);
 	out->time_ns = r_u64(&r);
 	out->weight = r_u64(&r);
-	if (r.bad)
-		return -EBADMSG;
-	out->len = r.len - r.pos;
-	out->entries = r.p + r.pos;
-	return 0;
+	return batch_entries(&r, &out->entries, &out->len);
 }
 
 void
@@ -1139,10 +1156,7 @@ spool_put_allocs(struct spool_buf *b, const struct spool_allocs *h,
 	w_u64(&w, h->prev.time_ns);
 	w_u64(&w, h->prev.address);
 	w_u64(&w, h->prev.weight);
-	if (len)
-		memcpy(w.p + w.pos, entries, len);
-	w.pos += len;
-	return rec_end(b, &w);
+	return batch_end(b, &w, entries, len);
 }
 
 int
@@ -1155,11 +1169,7 @@ spool_get_allocs(const struct spool_rec *rec, struct spool_allocs *out)
 	out->prev.time_ns = r_u64(&r);
 	out->prev.address = r_u64(&r);
 	out->prev.weight = r_u64(&r);
-	if (r.bad)
-		return -EBADMSG;
-	out->len = r.len - r.pos;
-	out->entries = r.p + r.pos;
-	return 0;
+	return batch_entries(&r, &out->entries, &out->len);
 }
 
 void
