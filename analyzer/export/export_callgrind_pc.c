@@ -197,9 +197,9 @@ collect(struct cgpc *c)
 
 	for (uint32_t i = 0; i < pc->nsamples; i++) {
 		const struct pcprof_sample *s = &pc->samples[i];
-		const uint32_t *st = pc->stacks + s->stack0;
 		if (!s->depth)
 			continue;
+		const uint32_t *st = pc->stacks + s->stack0;
 		add_cost(c, c->loc_func[st[0]], st[0], PCPROF_NONE, s);
 		for (uint32_t d = s->depth; d-- > 0;) {
 			uint32_t f = c->loc_func[st[d]];

@@ -183,17 +183,21 @@ add_sample(struct pcprof *pc, const uint32_t *locs, uint32_t n, uint32_t tid,
 		if (found) {
 			struct pcprof_sample *s = &pc->samples[*v];
 			if (s->tid != tid || s->depth != n ||
-			    memcmp(pc->stacks + s->stack0, locs,
-				   n * sizeof(*locs)) != 0)
+			    (n && memcmp(pc->stacks + s->stack0, locs,
+					 n * sizeof(*locs)) != 0))
 				continue;
 			s->count += count;
 			s->weight += weight;
 			return;
 		}
 		*v = pc->nsamples;
+		/* (A sample whose every frame is hidden has none: stacks
+		 * may still be NULL.) */
 		xgrow(&pc->stacks, &pc->stacks_cap, pc->nstacks + n,
 		      sizeof(*pc->stacks));
-		memcpy(pc->stacks + pc->nstacks, locs, n * sizeof(*locs));
+		if (n)
+			memcpy(pc->stacks + pc->nstacks, locs,
+			       n * sizeof(*locs));
 		xgrow(&pc->samples, &pc->samples_cap, pc->nsamples + 1,
 		      sizeof(*pc->samples));
 		pc->samples[pc->nsamples++] = (struct pcprof_sample){
