@@ -528,9 +528,10 @@ store_alloc(struct thread_slot *t, const struct spool_alloc *a,
 	if (tab) {
 		struct stacks_probe p;
 		struct spool_space_chain *prev = stacks_space_chain(tab);
-		stacks_find(tab, (uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
-							SPOOL_SAMPLE_UNWIND_ERR)),
-			    pcs, a->depth, &p);
+		/* (The stack's own flags, as a time sample's.) */
+		uint32_t flags = a->flags & (SPOOL_SAMPLE_TRUNCATED |
+					     SPOOL_SAMPLE_UNWIND_ERR);
+		stacks_find(tab, (uint16_t)flags, pcs, a->depth, &p);
 		uint32_t id = p.id ? p.id : stacks_next_id(tab, &p);
 		size_t len = spool_encode_space_alloc(buf, cap, prev, a, id,
 						      !p.id, pcs);

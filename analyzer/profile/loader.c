@@ -50,9 +50,9 @@ struct load {
 	struct perfmap *perfmap; /* the PERF_MAP records' lines, or NULL */
 	uint64_t perfmap_bad;    /* their lines skipped as malformed */
 	struct space_log space; /* ALLOC, FREE, ALLOCS, CALL_COUNTS records */
-	/* The stacks SAMPLES and ALLOCS records define, by stream << 32 | id: an
-	 * index into stacks, whose PCs are in pcs (little-endian u64s, as
-	 * a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
+	/* The stacks SAMPLES and ALLOCS records define, by stream << 32 |
+	 * id: an index into stacks, whose PCs are in pcs (little-endian
+	 * u64s, as a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
 	 * the first pass: a thread may take a chunk before the one that
 	 * defined a stack it refers to. A writer numbers a stream's stacks
 	 * from 1, so each stream also has an array by id (index + 1, 0 for
