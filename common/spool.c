@@ -1125,9 +1125,7 @@ spool_encode_space_alloc(uint8_t *out, size_t cap,
 	put_varint(out, cap, &pos, a->fn);
 	put_varint(out, cap, &pos, a->flags);
 	if (define)
-		put_stack(out, cap, &pos,
-			  (uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
-						 SPOOL_SAMPLE_UNWIND_ERR)),
+		put_stack(out, cap, &pos, spool_alloc_stack_flags(a->flags),
 			  a->depth, pcs);
 	return pos > cap ? 0 : pos;
 }

@@ -230,6 +230,16 @@ struct spool_alloc {
 /* ALLOC.flags, beside the SPOOL_SAMPLE_* bits */
 #define SPOOL_ALLOC_UNTRACKED 0x100u /* its free will not be recorded */
 
+/* The flags of an allocation's stack (as a SAMPLE's): its
+ * SPOOL_SAMPLE_TRUNCATED and SPOOL_SAMPLE_UNWIND_ERR bits.
+ * async-signal-safe */
+static inline uint16_t
+spool_alloc_stack_flags(uint32_t alloc_flags)
+{
+	return (uint16_t)(alloc_flags & (SPOOL_SAMPLE_TRUNCATED |
+					 SPOOL_SAMPLE_UNWIND_ERR));
+}
+
 /* A sampled block was freed (or moved by realloc: FREE of the old address,
  * then an ALLOC if the new block is sampled). */
 struct spool_free {

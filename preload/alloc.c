@@ -517,39 +517,34 @@ push_own(struct thread_slot *t, const void *rec, size_t len)
  * thread's stream (t->busy set): as an entry of its ALLOCS record that
  * refers to the stack when the thread has written it before, else with
  * the stack and a new id; as an ALLOC record when the thread has no table
- * of stacks or the entry does not fit in buf (cap bytes). Returns 0 or a
- * negative error (the drop is counted). async-signal-safe */
+ * of stacks. buf holds SPOOL_SPACE_ENTRY_MAX(a->depth) bytes, which also
+ * take the ALLOC. Returns 0 or a negative error (the drop is counted).
+ * async-signal-safe */
 static int
 store_alloc(struct thread_slot *t, const struct spool_alloc *a,
 	    const uint64_t *pcs, uint8_t *buf, size_t cap)
 {
 	struct spool_buf b;
 	struct stacks_table *tab = threads_stacks(t);
-	if (tab) {
-		struct stacks_probe p;
-		struct spool_space_chain *prev = stacks_space_chain(tab);
-		/* (The stack's own flags, as a time sample's.) */
-		uint32_t flags = a->flags & (SPOOL_SAMPLE_TRUNCATED |
-					     SPOOL_SAMPLE_UNWIND_ERR);
-		stacks_find(tab, (uint16_t)flags, pcs, a->depth, &p);
-		uint32_t id = p.id ? p.id : stacks_next_id(tab, &p);
-		size_t len = spool_encode_space_alloc(buf, cap, prev, a, id,
-						      !p.id, pcs);
-		if (len) {
-			int rc = counted(appender_append_space_entry(
-				&t->stream, a->tid, prev, buf, len));
-			if (rc == 0) {
-				stacks_add(tab, &p);
-				*prev = (struct spool_space_chain){
-					a->time_ns, a->address, a->weight };
-			}
-			return rc;
-		}
+	if (!tab) {
+		spool_buf_init(&b, buf, cap);
+		if (spool_put_alloc(&b, a, pcs) < 0)
+			return -ENOSPC;
+		return push_own(t, buf, b.len);
 	}
-	spool_buf_init(&b, buf, cap);
-	if (spool_put_alloc(&b, a, pcs) < 0)
-		return -ENOSPC;
-	return push_own(t, buf, b.len);
+	struct stacks_probe p;
+	struct spool_space_chain *prev = stacks_space_chain(tab);
+	stacks_find(tab, spool_alloc_stack_flags(a->flags), pcs, a->depth, &p);
+	uint32_t id = p.id ? p.id : stacks_next_id(tab, &p);
+	size_t len = spool_encode_space_alloc(buf, cap, prev, a, id, !p.id, pcs);
+	int rc = counted(appender_append_space_entry(&t->stream, a->tid, prev,
+						     buf, len));
+	if (rc == 0) {
+		stacks_add(tab, &p);
+		*prev = (struct spool_space_chain){ a->time_ns, a->address,
+						    a->weight };
+	}
+	return rc;
 }
 
 /* Stores the release f as store_alloc does an allocation (t->busy set).
@@ -557,22 +552,22 @@ store_alloc(struct thread_slot *t, const struct spool_alloc *a,
 static void
 store_free(struct thread_slot *t, const struct spool_free *f)
 {
-	uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
+	uint8_t buf[SPOOL_REC_HEADER_LEN + 32]; /* > an entry, a FREE */
 	struct spool_buf b;
 	struct stacks_table *tab = threads_stacks(t);
-	if (tab) {
-		struct spool_space_chain *prev = stacks_space_chain(tab);
-		size_t len = spool_encode_space_free(buf, sizeof(buf), prev, f);
-		if (len && counted(appender_append_space_entry(
-				   &t->stream, f->tid, prev, buf, len)) == 0) {
-			prev->time_ns = f->time_ns;
-			prev->address = f->address;
-		}
+	if (!tab) {
+		spool_buf_init(&b, buf, sizeof(buf));
+		if (spool_put_free(&b, f) == 0)
+			push_own(t, buf, b.len);
 		return;
 	}
-	spool_buf_init(&b, buf, sizeof(buf));
-	if (spool_put_free(&b, f) == 0)
-		push_own(t, buf, b.len);
+	struct spool_space_chain *prev = stacks_space_chain(tab);
+	size_t len = spool_encode_space_free(buf, sizeof(buf), prev, f);
+	if (counted(appender_append_space_entry(&t->stream, f->tid, prev, buf,
+						len)) == 0) {
+		prev->time_ns = f->time_ns;
+		prev->address = f->address;
+	}
 }
 
 /* Records the sampled allocation of n bytes at p, made by fn. The

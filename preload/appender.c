@@ -340,10 +340,12 @@ static int
 grow_batch(struct appender_stream *s, uint32_t type, const uint8_t *entry,
 	   size_t len)
 {
-	if (!s->base || !s->batch || s->batch_type != type ||
-	    APPENDER_CHUNK - s->pos < len)
+	if (!s->base || !s->batch || APPENDER_CHUNK - s->pos < len)
 		return 0;
 	uint8_t *rec = s->base + s->batch, *dst = s->base + s->pos;
+	/* (The type as stored, little-endian; types are below 256.) */
+	if (rec[0] != type || rec[1] || rec[2] || rec[3])
+		return 0;
 	store_len(rec + 4, s->pos + (uint32_t)len - s->batch -
 				   SPOOL_REC_HEADER_LEN);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -354,12 +356,12 @@ grow_batch(struct appender_stream *s, uint32_t type, const uint8_t *entry,
 	return 1;
 }
 
-/* Stores a new batch record: head (hlen bytes, an empty record of type
- * whose length does not count the entry yet), then the entry, the type
- * last. Returns 0 or as make_room. async-signal-safe */
+/* Stores a new batch record: head (hlen bytes, an empty record whose
+ * length does not count the entry yet), then the entry, the type last.
+ * Returns 0 or as make_room. async-signal-safe */
 static int
-start_batch(struct appender_stream *s, uint32_t type, uint8_t *head,
-	    size_t hlen, const uint8_t *entry, size_t len)
+start_batch(struct appender_stream *s, uint8_t *head, size_t hlen,
+	    const uint8_t *entry, size_t len)
 {
 	size_t total = hlen + len;
 	int rc = make_room(s, total);
@@ -372,7 +374,6 @@ start_batch(struct appender_stream *s, uint32_t type, uint8_t *head,
 	atomic_signal_fence(memory_order_seq_cst);
 	memcpy(dst, head, 4); /* the type last, as in appender_append */
 	s->batch = s->pos;
-	s->batch_type = type;
 	s->pos += (uint32_t)total;
 	return 0;
 }
@@ -396,8 +397,7 @@ appender_append_entry(struct appender_stream *s, uint32_t tid,
 		spool_buf_init(&b, head, sizeof(head));
 		if (spool_put_samples(&b, &h, NULL, 0) < 0)
 			return -ENOSPC;
-		int rc = start_batch(s, SPOOL_REC_SAMPLES, head, sizeof(head),
-				     entry, len);
+		int rc = start_batch(s, head, sizeof(head), entry, len);
 		if (rc < 0)
 			return rc;
 	}
@@ -423,7 +423,7 @@ appender_append_space_entry(struct appender_stream *s, uint32_t tid,
 	spool_buf_init(&b, head, sizeof(head));
 	if (spool_put_allocs(&b, &h, NULL, 0) < 0)
 		return -ENOSPC;
-	return start_batch(s, SPOOL_REC_ALLOCS, head, sizeof(head), entry, len);
+	return start_batch(s, head, sizeof(head), entry, len);
 }
 
 void

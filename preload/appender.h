@@ -38,7 +38,6 @@ struct appender_stream {
 	uint32_t batch; /* offset in the chunk of the SAMPLES or ALLOCS
 			 * record that entries are added to, while it is
 			 * the chunk's last; 0: none */
-	uint32_t batch_type; /* its record type */
 };
 
 /* Creates this image's spool (the one profrun prepared, or OUTPUT.PID[.N]

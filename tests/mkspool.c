@@ -744,8 +744,7 @@ put_allocs(struct spool_buf *b, struct spool_alloc *a, const uint64_t *pcs,
 	struct bstream *st = bstream(a->tid);
 	int define;
 	uint32_t id = bstack_id(st,
-				(uint16_t)(a->flags & (SPOOL_SAMPLE_TRUNCATED |
-						       SPOOL_SAMPLE_UNWIND_ERR)),
+				spool_alloc_stack_flags(a->flags),
 				a->depth, pcs, &define);
 	struct spool_space_chain first = st->space;
 	size_t len = 0;

@@ -52,13 +52,13 @@ struct load {
 	struct space_log space; /* ALLOC, FREE, ALLOCS, CALL_COUNTS records */
 	/* The stacks SAMPLES and ALLOCS records define, by stream << 32 |
 	 * id: an index into stacks, whose PCs are in pcs (little-endian
-	 * u64s, as a SAMPLE's), so that a reference reads like a SAMPLE. Defined in
-	 * the first pass: a thread may take a chunk before the one that
-	 * defined a stack it refers to. A writer numbers a stream's stacks
-	 * from 1, so each stream also has an array by id (index + 1, 0 for
-	 * none) that the second pass reads once per sample instead of the
-	 * map; ids far beyond a stream's count (a damaged or foreign spool)
-	 * are only in the map. */
+	 * u64s, as a SAMPLE's), so that a reference reads like a SAMPLE.
+	 * Defined in the first pass: a thread may take a chunk before the one
+	 * that defined a stack it refers to. A writer numbers a stream's
+	 * stacks from 1, so each stream also has an array by id (index + 1,
+	 * 0 for none) that the second pass reads once per sample instead of
+	 * the map; ids far beyond a stream's count (a damaged or foreign
+	 * spool) are only in the map. */
 	struct hmap stack_ids;
 	struct hmap stream_ids; /* stream -> index into streams */
 	struct loader_stream { uint32_t *idx; size_t n; uint32_t defined; }
@@ -1069,7 +1069,8 @@ take_alloc(struct load *l, const struct spool_sample *s, uint64_t size,
 }
 
 /* The allocations of an ALLOCS record that the view selected, *k counting
- * the allocations read so far, as second_pass_space. */
+ * the allocations read so far, as second_pass_space: the entries read
+ * here are those take_space logged, as both stop at the same one. */
 static void
 take_space_entries(struct load *l, const struct spool_rec *r,
 		   const bool *selected, size_t *k,
@@ -1086,11 +1087,7 @@ take_space_entries(struct load *l, const struct spool_rec *r,
 	bool wanted = !opts || thread_wanted(l, opts, h.tid);
 	spool_space_begin(&c, &h);
 	while (spool_space_next(&c, &e) == 1) {
-		if (e.release)
-			continue;
-		if (*k >= l->space.nallocs)
-			return; /* (not the first pass's allocations) */
-		if (!selected[(*k)++] || !wanted ||
+		if (e.release || !selected[(*k)++] || !wanted ||
 		    !in_window(l, opts, e.time_ns))
 			continue;
 		struct spool_sample s = { .time_ns = e.time_ns, .tid = h.tid,
@@ -1129,8 +1126,7 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			continue;
 		struct spool_sample s = {
 			.time_ns = a.time_ns, .tid = a.tid,
-			.flags = (uint16_t)(a.flags & (SPOOL_SAMPLE_TRUNCATED |
-						       SPOOL_SAMPLE_UNWIND_ERR)),
+			.flags = spool_alloc_stack_flags(a.flags),
 			.weight = a.weight, .depth = a.depth,
 			.pcs_raw = a.pcs_raw,
 		};

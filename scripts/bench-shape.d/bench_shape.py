@@ -111,7 +111,6 @@ LOOPS = [
 ]
 
 
-
 def loop_key(loop):
     """The loop's name for --loop: its first word (getc, calloc, ...)."""
     return re.split(r'[/+ ]', loop.name)[0]

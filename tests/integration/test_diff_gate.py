@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The CI recipe of the README, end to end: profile a benchmark's base and
 head versions, five runs each as the recipe does, and gate with
-`profanalyze --diff --fail-above=5`. diff_bench's head doubles bench_b's work (ground truth by
-construction; its loops call nothing): the gate must fail (exit 3) and
-name bench_b and nothing else; two sets of runs of the same version must
-pass (exit 0).
+`profanalyze --diff --fail-above=5`. diff_bench's head doubles bench_b's
+work (ground truth by construction; its loops call nothing): the gate
+must fail (exit 3) and name bench_b and nothing else; two sets of runs of
+the same version must pass (exit 0).
 
 The second check is a statistical claim: the test is at 5 % family-wise,
 and a false alarm also needs a growth above 5 %, so it fails far less than
