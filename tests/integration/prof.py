@@ -492,10 +492,12 @@ def spool_records(path, strict=False):
 
 
 def _varint(data, pos):
-    """A LEB128 varint at data[pos]: (value, next pos); IndexError when
-    the data ends inside it."""
+    """A LEB128 varint at data[pos]: (value, next pos). Fails when the
+    data ends inside it (a writer never leaves an entry cut short)."""
     value, shift = 0, 0
     while True:
+        if pos >= len(data):
+            raise Fail(f'varint cut short at payload offset {pos}')
         byte = data[pos]
         pos += 1
         value |= (byte & 0x7f) << shift
