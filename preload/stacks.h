@@ -17,6 +17,14 @@
  * depth and PCs: the table keeps no PCs (it would be 30 times larger), so
  * two different stacks are taken for one only when both hashes collide,
  * about one chance in 2^120 for a thread's few thousand stacks.
+ *
+ * A table starts with room for STACKS_FIRST_SLOTS slots in its own page
+ * and doubles, into a mapping of its own, when a new stack would fill it
+ * past three quarters, up to STACKS_SLOTS: a thread's table costs memory
+ * and page faults for the stacks it has, not for the most it could have
+ * (a fixed table of STACKS_SLOTS spread a thread's first hundred stacks
+ * over a hundred pages, and a fault on this kind of machine costs tens of
+ * microseconds).
  */
 #ifndef PROFRUN_STACKS_H
 #define PROFRUN_STACKS_H
@@ -29,6 +37,7 @@
  * a thread's new stacks are written whole each time (id 0). */
 #define STACKS_SLOTS 16384u
 #define STACKS_MAX (STACKS_SLOTS / 4 * 3)
+#define STACKS_FIRST_SLOTS 128u
 
 struct stacks_table;
 
@@ -45,10 +54,16 @@ struct stacks_probe {
 struct stacks_table *
 stacks_table_for(struct stacks_table **tabp, uint32_t stream);
 
-/* Looks the stack up. async-signal-safe */
+/* Looks the stack up. When the table does not have it and a new stack
+ * would fill it past three quarters, the table grows first (when it
+ * cannot, p->slot says there is no room). async-signal-safe */
 void
-stacks_find(const struct stacks_table *tab, uint16_t flags,
-	    const uint64_t *pcs, uint32_t depth, struct stacks_probe *p);
+stacks_find(struct stacks_table *tab, uint16_t flags, const uint64_t *pcs,
+	    uint32_t depth, struct stacks_probe *p);
+
+/* The slots the table has now (a power of two). async-signal-safe */
+uint32_t
+stacks_capacity(const struct stacks_table *tab);
 
 /* The id the stack of p would get (0 when there is no room): it is the
  * stack's once stacks_add is called, after its definition is stored in
