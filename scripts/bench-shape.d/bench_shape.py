@@ -30,8 +30,10 @@ time sampling at 1 kHz and space sampling); profrun --no-time; profrun
 --no-space; gperftools' CPU profiler (LD_PRELOAD libprofiler.so.0,
 CPUPROFILE=X, CPUPROFILE_FREQUENCY=1000, as scripts/bench does it).
 Round after round every loop runs in every configuration, the order of the
-configurations rotated by one each round so that load from elsewhere on a
-shared machine falls on all of them alike. Every run is pinned to one CPU
+configurations rotated by one each round and reversed every other round,
+so that load from elsewhere on a shared machine falls on all of them
+alike; profrun's default runs between its two floors, next to the runs
+its verdict is compared with. Every run is pinned to one CPU
 as in scripts/bench-space (--cpu; by default the CPU that runs a short
 loop fastest right before the run, because on the 2-vCPU virtual machines
 one vCPU at times runs at half the speed of the other).
@@ -43,7 +45,13 @@ the median of the bare runs, and a verdict per loop against the goals for
 profrun (getc/putc <= 1.05 x, calloc+free <= 1.15 x for --no-time,
 shared_ptr copy <= 1.10 x, malloc+free <= 1.10 x, each for profrun's
 default configuration unless said otherwise); "cannot tell" when the two
-bare configurations differ by more than half the goal's margin.
+bare configurations differ by more than half the goal's margin. Each goal
+is also restated against the floor that the machine's kernel and a
+forwarding malloc set (floor.c, forward.c), and judged on profrun's
+excess over that floor round by round: the median of the rounds'
+differences with a distribution-free 95 % interval; "met" when the whole
+interval is within the goal, "NOT met" when all of it is beyond, "cannot
+tell" otherwise or with fewer than 6 rounds.
 
 With --instructions it counts instead of timing, as scripts/bench-space
 does: each loop once under valgrind --tool=callgrind (children followed,
@@ -60,6 +68,7 @@ import argparse
 import datetime
 import glob
 import hashlib
+import math
 import os
 import re
 import shlex
@@ -280,12 +289,27 @@ def probe(bench, args, failures):
     return usable
 
 
+def run_sequence(cfgs):
+    """cfgs in the order a round runs them: profrun's default between its
+    two floors, so that the runs a verdict compares are next to each
+    other in time (the machine's speed drifts over seconds)."""
+    pair = ('floor 1 kHz', PROFRUN_DEFAULT, FLOOR_FORWARD)
+    rest = [c for c in cfgs if c.label not in pair]
+    return rest + [c for p in pair for c in cfgs if c.label == p]
+
+
 def run_rounds(bench, cfgs, args, failures):
     """Returns {loop name: {config label: [measurement, ...]}}."""
     res = {loop.name: {c.label: [] for c in cfgs} for loop in LOOPS}
+    seq = run_sequence(cfgs)
     for r in range(args.rounds):
-        k = r % len(cfgs)
-        order = cfgs[k:] + cfgs[:k]
+        # Rotated by one each round, and backwards every other round:
+        # each configuration runs early and late, before and after its
+        # neighbours.
+        k = r % len(seq)
+        order = seq[k:] + seq[:k]
+        if r % 2:
+            order.reverse()
         t0 = time.perf_counter()
         for loop in LOOPS:
             n = size(loop, args.scale)
@@ -414,31 +438,62 @@ def print_tables(res, cfgs, failures, args):
             # same signals cost with an empty handler (and, for the
             # allocating loops, a forwarding malloc), measured in the
             # same rounds, is no profiler's to save.
-            excess = got - floor
             what = ('1 kHz signals, empty handler, forwarding malloc'
                     if allocates else '1 kHz signals, empty handler')
-            ref += (f'; the floor ({what}): '
-                    f'{floor:.3f}×, profrun\'s excess over it '
-                    f'{100 * excess:+.1f} % of bare (goal over the floor '
-                    f'≤ {100 * (loop.goal - 1):.0f} %: '
-                    f'{"met" if excess <= loop.goal - 1 else "NOT met"})')
-            ref += paired(res[loop.name], PROFRUN_DEFAULT, flabel)
+            ref += (f'; the floor ({what}): {floor:.3f}×; '
+                    + over_floor(res[loop.name], PROFRUN_DEFAULT, flabel,
+                                 100 * (loop.goal - 1)))
         print(f'- {loop.name}, {loop.goal_config}: {v}{also}{ref}')
 
 
-def paired(runs, label, floor_label):
-    """profrun's excess over the floor round by round (the two ran in the
-    same round, minutes apart at most, so a machine that drifts between
-    rounds moves both), in % of the median bare run: its median and
-    range, which show how far one run's verdict can be trusted."""
+def median_interval(xs, level=0.95):
+    """A distribution-free interval for the median of the population xs
+    was drawn from: the k-th smallest and k-th largest of xs, k the
+    largest for which the binomial(n, 1/2) tail below k is at most
+    (1 - level) / 2. None when n is too small for any (n < 6 at 95 %)."""
+    xs = sorted(xs)
+    n = len(xs)
+    tail, k = 0.0, 0
+    while k < n // 2:
+        tail += math.comb(n, k) / 2 ** n
+        if tail > (1 - level) / 2:
+            break
+        k += 1
+    if k == 0:
+        return None
+    return xs[k - 1], xs[n - k]
+
+
+def over_floor(runs, label, floor_label, goal):
+    """The verdict on profrun's excess over the floor, from the two's
+    runs paired round by round (they ran next to each other, so the
+    machine's drift from round to round cancels), in % of the median bare
+    run: the median of the differences and its 95 % interval. Met when
+    the whole interval is at most goal, NOT met when all of it is above,
+    cannot tell otherwise; the difference of the two medians is shown as
+    well."""
     bare = med([m['cpu'] for m in runs['bare']])
     got, floor = runs.get(label, []), runs.get(floor_label, [])
-    if len(got) != len(floor) or len(got) < 2:
-        return ''
+    if not got or len(got) != len(floor):
+        return 'profrun and the floor did not run alike; no verdict'
     d = sorted(100 * (a['cpu'] - b['cpu']) / bare
                for a, b in zip(got, floor))
-    return (f'; round by round {med(d):+.1f} % (median of {len(d)}, '
-            f'from {d[0]:+.1f} to {d[-1]:+.1f})')
+    medians = 100 * (med([m['cpu'] for m in got]) -
+                     med([m['cpu'] for m in floor])) / bare
+    text = (f'profrun\'s excess over it round by round {med(d):+.1f} % of '
+            f'bare (median of {len(d)}')
+    ci = median_interval(d)
+    if ci is None:
+        verdict = (f'cannot tell: {len(d)} rounds are too few for a 95 % '
+                   f'interval (at least 6)')
+    else:
+        lo, hi = ci
+        text += f', 95 % interval {lo:+.1f} to {hi:+.1f}'
+        verdict = ('met' if hi <= goal else 'NOT met' if lo > goal else
+                   'cannot tell, the interval spans the goal')
+    return (f'{text}; range {d[0]:+.1f} to {d[-1]:+.1f}; difference of '
+            f'the medians {medians:+.1f}); goal over the floor '
+            f'≤ {goal:.0f} %: {verdict}')
 
 
 # ---- instruction counts -------------------------------------------------
@@ -560,8 +615,9 @@ def parse_args():
     ap.add_argument('--build', default='build-bench-shape',
                     help='meson build directory (scripts/bench-shape sets '
                     'it)')
-    ap.add_argument('--rounds', type=int, default=5,
-                    help='rounds of interleaved runs (default 5)')
+    ap.add_argument('--rounds', type=int, default=10,
+                    help='rounds of interleaved runs (default 10; the '
+                    'verdicts against the floors need at least 6)')
     ap.add_argument('--scale', type=float, default=None,
                     help='multiplies the loop sizes (default 1: 200 M '
                     'chars, 50 M pairs, 200 M copies, 50 M pairs; with '
