@@ -39,14 +39,16 @@ static _Atomic uint64_t itimer_last_cpu_ns;
 
 /* Samples between two draws of the perf period. Setting the period costs
  * a system call that reprograms the event's timer: about 4 us on the
- * virtual machines this was measured on (scripts/bench.d/signal-floor.c
- * mode 5; BENCHMARKS.md), 0.4 % of a thread's CPU at 1 kHz if done at
- * every sample. Every fourth sample keeps it under the 0.2 % budget: in a
- * program whose work repeats every period (or a whole fraction of it, or
- * much faster), a sample's phase still advances by a uniform draw over a
- * whole period (or a multiple of one), so each sample's phase is uniform
- * and independent of any other one's, and no phase is favoured. */
-#define TIMER_JITTER_EVERY 4
+ * virtual machines this was measured on when made outside the handler
+ * (scripts/bench.d/signal-floor.c mode 5), and 8.5 to 9 us made where
+ * it is, in the handler, on the counter that has just fired (BENCHMARKS.md,
+ * "Random sampling periods"): at every fourth sample that was 0.21 to
+ * 0.23 % of a thread's CPU at 1 kHz, over the 0.2 % budget, so every
+ * eighth. In a program whose work repeats every period (or a whole
+ * fraction of it, or much faster), a sample's phase still advances by a
+ * uniform draw over a whole period (or a multiple of one) at each draw,
+ * so each sample's phase is uniform, and no phase is favoured. */
+#define TIMER_JITTER_EVERY 8
 
 static uint64_t
 period_of(unsigned hz)

@@ -14,7 +14,7 @@
  *
  * MODE 3 and 4 are MODE 1 with the handler setting the counter's next
  * period (PERF_EVENT_IOC_PERIOD, drawn between PERIOD_NS/2 and
- * 3*PERIOD_NS/2 as profrun's jitter does) at every fourth signal (3, what
+ * 3*PERIOD_NS/2 as profrun's jitter does) at every eighth signal (3, what
  * profrun does) or at every one (4): (CPU − CPU of MODE 1) / signals is
  * what the random periods add to a sample. MODE 5 times ITERATIONS calls
  * of that ioctl on an enabled counter (its period set to PERIOD_NS, so
@@ -118,7 +118,7 @@ main(int argc, char **argv)
 			}
 		}
 		if (mode >= 3) {
-			rearm_every = mode == 3 ? 4 : 1;
+			rearm_every = mode == 3 ? 8 : 1;
 			rearm_period = (unsigned long)period;
 			rearm_fd = fd;
 		}

@@ -20,7 +20,7 @@ CPU-second arrive, see BENCHMARKS.md; at 7 s, 20 runs of the test under a
 load average of 10 gave 6,500 to 6,790). The binomial error bounds the real
 one here: with random periods, each sample's phase within the 1 ms frame
 is uniform and independent of any other one sample's (the draws come
-every fourth sample, which makes the samples more regular, not less).
+every eighth sample, which makes the samples more regular, not less).
 
 usage: test_jitter.py PHASE
 """
