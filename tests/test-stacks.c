@@ -21,27 +21,33 @@ stack_of(uint32_t n, uint64_t *pcs)
 	return depth;
 }
 
+/* Looks test stack n up in tab. */
+static void
+probe(struct stacks_table *tab, uint32_t n, struct stacks_probe *p)
+{
+	uint64_t pcs[8];
+	uint32_t depth = stack_of(n, pcs);
+	stacks_find(tab, 0, pcs, depth, p);
+}
+
 /* Adds stack n as a new stack; returns its id. */
 static uint32_t
 add(struct stacks_table *tab, uint32_t n)
 {
-	uint64_t pcs[8];
-	uint32_t depth = stack_of(n, pcs);
 	struct stacks_probe p;
-	stacks_find(tab, 0, pcs, depth, &p);
+	probe(tab, n, &p);
 	ck_assert_uint_eq(p.id, 0);
 	uint32_t id = stacks_next_id(tab, &p);
 	stacks_add(tab, &p);
 	return id;
 }
 
+/* The id of stack n in tab, 0 when it has none. */
 static uint32_t
 find(struct stacks_table *tab, uint32_t n)
 {
-	uint64_t pcs[8];
-	uint32_t depth = stack_of(n, pcs);
 	struct stacks_probe p;
-	stacks_find(tab, 0, pcs, depth, &p);
+	probe(tab, n, &p);
 	return p.id;
 }
 
@@ -105,10 +111,8 @@ START_TEST(stacks_grow_keeping_ids)
 		ck_assert_uint_eq(find(tab, n), n + 1);
 
 	/* Full: a new stack gets no id, and is not added. */
-	uint64_t pcs[8];
-	uint32_t depth = stack_of(STACKS_MAX, pcs);
 	struct stacks_probe p;
-	stacks_find(tab, 0, pcs, depth, &p);
+	probe(tab, STACKS_MAX, &p);
 	ck_assert_uint_eq(p.id, 0);
 	ck_assert_uint_eq(p.slot, STACKS_SLOTS);
 	ck_assert_uint_eq(stacks_next_id(tab, &p), 0);
