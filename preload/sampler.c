@@ -173,7 +173,7 @@ handler(int sig, siginfo_t *si, void *ucv)
 	errno = saved_errno;
 }
 
-void
+int
 sampler_discard_pending(void)
 {
 	int sig = prof_state.cfg.sig;
@@ -190,6 +190,7 @@ sampler_discard_pending(void)
 	/* One of the target's own was pending too: it still is. */
 	if (theirs)
 		raise(sig);
+	return theirs;
 }
 
 int

@@ -26,8 +26,8 @@ sampler_sigaction(const struct sigaction *act, struct sigaction *old);
 
 /* Takes every sampling signal pending for the calling thread or the process
  * out of the queue (before exec, whose new image would die of one); one of
- * the target's own is raised again. */
-void
+ * the target's own is raised again. Returns whether one was. */
+int
 sampler_discard_pending(void);
 
 #endif
