@@ -197,12 +197,11 @@ pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 /* A thread that blocks the sampling signal where the wrappers cannot see
  * (the raw system call) has the timer's signals pending: those are taken
  * out of the queue before the program looks (one of its own is raised
- * again, sampler.h), so that it sees what it would without us. The timer
- * keeps running meanwhile, and the kernel queues a signal for a counter
- * that overflowed a moment before only on its way back to user space: one
- * can be pending again by the second look, so unless one of the
- * program's own was, the answer leaves the signal out. (A signal of the
- * program's own sent in that moment stays pending, and the next call
+ * again, sampler.h), and unless one of the program's own was, the answer
+ * leaves the signal out: the timer keeps running, and the kernel queues
+ * the signal of a counter that overflowed a moment before only on its way
+ * back to user space, so a second look could find one again. (A signal
+ * of the program's own sent meanwhile stays pending, and the next call
  * reports it, as if it had come just after this one.) */
 __attribute__((visibility("default"))) int
 sigpending(sigset_t *set)
@@ -212,9 +211,7 @@ sigpending(sigset_t *set)
 	sigset_t cur;
 	if (rc == 0 && watching() && sigismember(set, sig) == 1 &&
 	    real_mask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, sig) == 1) {
-		int theirs = sampler_discard_pending();
-		rc = real_sigpending()(set);
-		if (rc == 0 && !theirs)
+		if (!sampler_discard_pending())
 			sigdelset(set, sig);
 	}
 	if (rc == 0 && held)
