@@ -23,8 +23,8 @@
  * past three quarters, up to STACKS_SLOTS: a thread's table costs memory
  * and page faults for the stacks it has, not for the most it could have
  * (a fixed table of STACKS_SLOTS spread a thread's first hundred stacks
- * over a hundred pages, and a fault on this kind of machine costs tens of
- * microseconds).
+ * over a hundred pages, and a fault cost 13 us on the virtual machines
+ * this was measured on; BENCHMARKS.md).
  */
 #ifndef PROFRUN_STACKS_H
 #define PROFRUN_STACKS_H

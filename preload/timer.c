@@ -40,7 +40,7 @@ static _Atomic uint64_t itimer_last_cpu_ns;
 /* Samples between two draws of the perf period. Setting the period costs
  * a system call that reprograms the event's timer: about 4 us on the
  * virtual machines this was measured on when made outside the handler
- * (scripts/bench.d/signal-floor.c mode 5), and 8.5 to 9 us made where
+ * (scripts/bench.d/signal-floor.c mode 5), and 8.5 to 9.3 us made where
  * it is, in the handler, on the counter that has just fired (BENCHMARKS.md,
  * "Random sampling periods"): at every fourth sample that was 0.21 to
  * 0.23 % of a thread's CPU at 1 kHz, over the 0.2 % budget, so every

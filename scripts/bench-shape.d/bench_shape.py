@@ -470,6 +470,16 @@ def median_interval(xs, level=0.95):
     return xs[k - 1], xs[n - k]
 
 
+def paired(got, floor, key, bare):
+    """The rounds' differences got - floor of measurement key, in % of
+    bare, sorted, and their median's 95 % interval (None when too few);
+    None when a run lacks the figure."""
+    if any(m.get(key) is None for m in got + floor):
+        return None, None
+    d = sorted(100 * (a[key] - b[key]) / bare for a, b in zip(got, floor))
+    return d, median_interval(d)
+
+
 def over_floor(runs, label, floor_label, goal):
     """The verdict on profrun's excess over the floor, from the two's
     runs paired round by round (they ran next to each other, so the
@@ -477,18 +487,18 @@ def over_floor(runs, label, floor_label, goal):
     run: the median of the differences and its 95 % interval. Met when
     the whole interval is at most goal, NOT met when all of it is above,
     cannot tell otherwise; the difference of the two medians is shown as
-    well."""
-    bare = med([m['cpu'] for m in runs['bare']])
+    well, and the same paired figure of the CPU time the loop itself
+    reports (the process's start and exit, the profiler's set-up and its
+    launcher left out), in % of the bare runs' median loop time."""
     got, floor = runs.get(label, []), runs.get(floor_label, [])
     if not got or len(got) != len(floor):
         return 'profrun and the floor did not run alike; no verdict'
-    d = sorted(100 * (a['cpu'] - b['cpu']) / bare
-               for a, b in zip(got, floor))
+    bare = med([m['cpu'] for m in runs['bare']])
+    d, ci = paired(got, floor, 'cpu', bare)
     medians = 100 * (med([m['cpu'] for m in got]) -
                      med([m['cpu'] for m in floor])) / bare
     text = (f'profrun\'s excess over it round by round {med(d):+.1f} % of '
             f'bare (median of {len(d)}')
-    ci = median_interval(d)
     if ci is None:
         verdict = (f'cannot tell: {len(d)} rounds are too few for a 95 % '
                    f'interval (at least 6)')
@@ -497,27 +507,18 @@ def over_floor(runs, label, floor_label, goal):
         text += f', 95 % interval {lo:+.1f} to {hi:+.1f}'
         verdict = ('met' if hi <= goal else 'NOT met' if lo > goal else
                    'cannot tell, the interval spans the goal')
-    return (f'{text}; range {d[0]:+.1f} to {d[-1]:+.1f}; difference of '
-            f'the medians {medians:+.1f}); goal over the floor '
-            f'≤ {goal:.0f} %: {verdict}' +
-            in_loop(runs, got, floor))
-
-
-def in_loop(runs, got, floor):
-    """The part of the excess inside the loop: the same paired
-    differences of the CPU time the loop itself reports (the process's
-    start and exit, the profiler's set-up and its launcher left out), in
-    % of the bare runs' median loop time."""
-    bare = [m['loop'] for m in runs['bare'] if m.get('loop')]
-    pairs = [(a['loop'], b['loop']) for a, b in zip(got, floor)
-             if a.get('loop') and b.get('loop')]
-    if not bare or len(pairs) != len(got):
-        return ''
-    d = sorted(100 * (a - b) / med(bare) for a, b in pairs)
-    ci = median_interval(d)
-    ci_text = f', 95 % interval {ci[0]:+.1f} to {ci[1]:+.1f}' if ci else ''
-    return (f'; in the loop alone (its own CPU clock; start and exit left '
-            f'out) {med(d):+.1f} %{ci_text}')
+    text += (f'; range {d[0]:+.1f} to {d[-1]:+.1f}; difference of the '
+             f'medians {medians:+.1f}); goal over the floor ≤ {goal:.0f} %: '
+             f'{verdict}')
+    bare_loops = [m['loop'] for m in runs['bare'] if m.get('loop')]
+    if bare_loops:
+        d, ci = paired(got, floor, 'loop', med(bare_loops))
+        if d:
+            text += (f'; in the loop alone (its own CPU clock; start and '
+                     f'exit left out) {med(d):+.1f} %')
+            if ci:
+                text += f', 95 % interval {ci[0]:+.1f} to {ci[1]:+.1f}'
+    return text
 
 
 # ---- instruction counts -------------------------------------------------
