@@ -1,14 +1,41 @@
 """What the benchmark drivers (scripts/bench.d/bench.py,
 scripts/bench-space.d/bench_space.py, scripts/bench-shape.d/bench_shape.py)
 share: reading a small file, a command's output, killing a run's process
-group, and picking the CPU that is fast now. Python 3 standard library
-only; each driver puts scripts/ on sys.path to import it."""
+group, picking the CPU that is fast now, and (for the drivers without a
+shell wrapper: bench-spool-size, bench-annotate) setting up their build.
+Python 3 standard library only; each driver puts scripts/ on sys.path to
+import it."""
 
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def prepare_build(name, build, targets, bench=False):
+    """Installs what is missing (scripts/setup-deps, then --bench when
+    bench; their output on stderr, so that a driver's table on stdout
+    stays clean), configures build when it is not yet and compiles
+    targets (meson's "path/name:type") in it. Exits with one line naming
+    name and build when that fails."""
+    for args in ([], ["--bench"]) if bench else ([],):
+        if subprocess.run([os.path.join(ROOT, "scripts", "setup-deps")]
+                          + args, stdout=sys.stderr).returncode:
+            sys.exit("%s: scripts/setup-deps %s failed"
+                     % (name, " ".join(args)))
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        setup = ["meson", "setup", build, ROOT]
+        if os.path.isdir(os.path.join(build, "meson-private")):
+            setup.insert(2, "--reconfigure")
+        if subprocess.run(setup, stdout=sys.stderr).returncode:
+            sys.exit("%s: meson setup of %s failed" % (name, build))
+    if subprocess.run(["meson", "compile", "-C", build] + targets,
+                      stdout=sys.stderr).returncode:
+        sys.exit("%s: the build in %s failed" % (name, build))
 
 
 def read_first(path, default='?'):
