@@ -37,6 +37,7 @@ part(uint32_t pid, uint32_t tid, const char *leaf, int n, bool complete)
 	p->hdr.period_ns = 10;
 	p->hdr.complete = complete;
 	p->hdr.cpu_ns = 1000u * pid;
+	p->hdr.sampled_cpu_ns = 600u * pid; /* as a user-mode-only source's */
 	p->hdr.footer_threads = 1;
 	p->hdr.drops[SPOOL_DROP_RING_FULL] = pid;
 	p->hdr.exe = strdup("/bin/app");
@@ -134,6 +135,7 @@ START_TEST(merge_header_sums_and_describes_the_first)
 	ck_assert_uint_eq(m->hdr.pid, 10);
 	ck_assert_str_eq(m->hdr.exe, "/bin/app");
 	ck_assert_uint_eq(m->hdr.cpu_ns, 30000);
+	ck_assert_uint_eq(m->hdr.sampled_cpu_ns, 18000);
 	ck_assert_uint_eq(m->hdr.drops[SPOOL_DROP_RING_FULL], 30);
 	ck_assert_uint_eq(m->hdr.footer_threads, 2);
 	ck_assert(!m->hdr.complete); /* one part had no footer */

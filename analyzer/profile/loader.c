@@ -612,6 +612,8 @@ take_footer(struct load *l, const struct spool_footer *f)
 	struct profile_header *h = &l->prof->hdr;
 
 	h->cpu_ns = sat_add(f->utime_ns, f->stime_ns);
+	h->sampled_cpu_ns = h->process_flags & SPOOL_PROCESS_USER_ONLY
+				    ? f->utime_ns : h->cpu_ns;
 	h->rss_peak = f->rss_peak;
 	h->rss_anon = f->rss_anon;
 	h->rss_file = f->rss_file;

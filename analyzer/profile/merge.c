@@ -186,6 +186,7 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		h->process_flags |= s->process_flags;
 	}
 	h->cpu_ns = sat_add(h->cpu_ns, s->cpu_ns);
+	h->sampled_cpu_ns = sat_add(h->sampled_cpu_ns, s->sampled_cpu_ns);
 	if (s->end_mono_ns > h->end_mono_ns)
 		h->end_mono_ns = s->end_mono_ns;
 	h->footer_threads = sat_add(h->footer_threads, s->footer_threads);

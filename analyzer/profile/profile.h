@@ -216,6 +216,10 @@ struct profile_header {
 	char *exe;             /* NULL when unknown */
 	bool complete;         /* a FOOTER was read: the run ended cleanly */
 	uint64_t cpu_ns;       /* utime + stime from the footer (complete) */
+	/* The part of cpu_ns the time source samples: utime alone for a
+	 * source of user-mode time only (SPOOL_PROCESS_USER_ONLY, the perf
+	 * source), cpu_ns otherwise; merged, the sum of each spool's. */
+	uint64_t sampled_cpu_ns;
 	/* The footer's peak resident set and resident anonymous and file
 	 * pages at the end (spool_footer), 0 when not known. */
 	uint64_t rss_peak, rss_anon, rss_file;

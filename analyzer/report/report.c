@@ -117,9 +117,9 @@ represents_line(FILE *out, const struct profile *p)
 bool
 report_delivered_hz(const struct profile_header *h, double *hz)
 {
-	if (h->clock == SPOOL_CLOCK_WALL || !h->complete || !h->cpu_ns)
+	if (h->clock == SPOOL_CLOCK_WALL || !h->complete || !h->sampled_cpu_ns)
 		return false;
-	*hz = (double)h->samples / report_seconds(h->cpu_ns);
+	*hz = (double)h->samples / report_seconds(h->sampled_cpu_ns);
 	return true;
 }
 
@@ -166,7 +166,9 @@ source_line(FILE *out, const struct profile *p)
 				(unsigned long long)h->offcpu_samples,
 				h->offcpu_samples == 1 ? "" : "s");
 		else if (report_delivered_hz(h, &hz))
-			fprintf(out, ", %.0f Hz delivered", hz);
+			fprintf(out, ", %.0f Hz delivered%s", hz,
+				h->process_flags & SPOOL_PROCESS_USER_ONLY
+					? " in user mode" : "");
 		else if (h->period_ns)
 			fprintf(out, ", %.0f Hz nominal (1/period)",
 				1e9 / (double)h->period_ns);

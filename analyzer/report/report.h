@@ -52,8 +52,9 @@ uint64_t
 report_threads(const struct profile *p);
 
 /* The sampling rate the run delivered, into *hz: samples per second of
- * the process's CPU time as the footer records it (the header's "N Hz
- * delivered"). Returns false, leaving *hz alone, when there is none: no
+ * the CPU time the source samples, as the footer records it: user time
+ * for a source of user-mode time only (the perf source), user+system
+ * otherwise (the header's "N Hz delivered"). Returns false, leaving *hz alone, when there is none: no
  * footer, no CPU time, or the wall clock (whose samples are not of CPU
  * time). */
 bool

@@ -6,7 +6,8 @@ stretches the wall time, not the count).
 - At -F 1000 nearly every period of CPU time yields a sample: samples >=
   0.9 x cpu_seconds x 1000. A correctness property of the sampler (signals
   are not lost or coalesced), with a loose bound since cpu_seconds also
-  counts start-up and the profiler's own writer thread.
+  counts start-up and system time, which the user-mode counter does not
+  sample.
 - At -F 10000, samples >= 0.25 x cpu_seconds x 10000. Loose on purpose:
   at 10 kHz the signal delivery and the handler's system calls add system
   time that cpu_seconds counts and the user-mode counter does not (about
