@@ -79,6 +79,7 @@ intern(struct merge *m, const struct profile *src, uint32_t id)
 		profile_module_set_build_id(d, mod, sm->build_id,
 					    sm->build_id_len);
 		d->modules[mod].no_symbols |= sm->no_symbols;
+		d->modules[mod].dynsym_only |= sm->dynsym_only;
 	}
 	uint32_t k = profile_add_func(d, mod, f->name, f->addr,
 				      f->flags & (PROFILE_FUNC_UNNAMED |

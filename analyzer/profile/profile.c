@@ -854,6 +854,7 @@ copy_frame(const struct profile *src, bool share_names)
 		profile_module_set_build_id(d, k, m->build_id,
 					    m->build_id_len);
 		d->modules[k].no_symbols |= m->no_symbols;
+		d->modules[k].dynsym_only |= m->dynsym_only;
 	}
 	for (size_t i = 0; i < src->nfuncs; i++) {
 		const struct profile_func *f = &src->funcs[i];

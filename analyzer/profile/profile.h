@@ -267,6 +267,11 @@ struct profile_module {
 	/* The file was read and has no function symbols (nor debug file):
 	 * its functions are named by address (resolve.h). */
 	bool no_symbols;
+	/* The file was read and its only function symbols are the dynamic
+	 * ones (.dynsym; no .symtab, no debug file), as a stripped shared
+	 * library keeps its exported functions: the others are named by
+	 * address. */
+	bool dynsym_only;
 };
 
 struct profile {

@@ -252,6 +252,8 @@ load_file(struct resolver *r, struct rfile *f, const struct modmap_file *mf,
 		warn_file(f, why.text, NULL);
 		return;
 	}
+	r->prof->modules[f->pmodule].dynsym_only =
+		!mf->image && strcmp(elfsym_source(f->syms), ".dynsym") == 0;
 	if (elfsym_note(f->syms))
 		diag_warn("%s: %s", f->path, elfsym_note(f->syms));
 	/* An image (the vdso) has DWARF only when a debug file was found

@@ -544,51 +544,73 @@ report_unnamed_note(FILE *out, const struct profile *p)
 
 #define NOSYM_LISTED 4
 
-/* The footer line about binaries without symbols: the samples that ran
- * in them (their functions' self samples), the first few by name, and
- * the packages whose debug files would name them (debugpkg.h). */
+/* One footer line: the samples self[m] of the modules with some, "ran
+ * in" before, their count and after, then the first few by path, each
+ * with the package whose debug files would name their functions
+ * (debugpkg.h). */
 static void
-report_nosym_note(FILE *out, const struct profile *p)
+nosym_line(FILE *out, const struct profile *p, const uint64_t *self,
+	   const char *before, const char *after)
 {
-	uint64_t *self = xcalloc(p->nmodules + 1, sizeof(*self));
 	uint64_t n = 0;
 	size_t nmods = 0, listed = 0, more = 0;
 
-	for (size_t f = 0; f < p->nfuncs; f++) {
-		uint32_t m = p->funcs[f].module;
-		if (m != PROFILE_NONE && p->modules[m].no_symbols)
-			self[m] += p->funcs[f].self_samples;
-	}
 	for (size_t m = 0; m < p->nmodules; m++) {
 		n += self[m];
 		nmods += self[m] != 0;
 	}
-	if (n) {
-		fprintf(out, "%llu sample%s (%.1f%%) ran in %zu binar%s "
-			"without symbols:", (unsigned long long)n, n == 1 ? "" : "s",
-			report_pct(n, p->hdr.samples), nmods,
-			nmods == 1 ? "y" : "ies");
-		for (size_t m = 0; m < p->nmodules; m++) {
-			if (!self[m])
-				continue;
-			if (listed == NOSYM_LISTED) {
-				more++;
-				continue;
-			}
-			char *pkg = debugpkg_for(p->modules[m].path);
-			fprintf(out, "%s ", listed++ ? "," : "");
-			textesc_put(out, p->modules[m].path);
-			if (pkg)
-				fprintf(out, " (%s would name them)", pkg);
-			free(pkg);
+	if (!n)
+		return;
+	fprintf(out, "%llu sample%s (%.1f%%) ran in %s%zu binar%s%s:",
+		(unsigned long long)n, n == 1 ? "" : "s",
+		report_pct(n, p->hdr.samples), before, nmods,
+		nmods == 1 ? "y" : "ies", after);
+	for (size_t m = 0; m < p->nmodules; m++) {
+		if (!self[m])
+			continue;
+		if (listed == NOSYM_LISTED) {
+			more++;
+			continue;
 		}
-		if (more)
-			fprintf(out, " and %zu more", more);
-		fputs(".\n", out);
+		char *pkg = debugpkg_for(p->modules[m].path);
+		fprintf(out, "%s ", listed++ ? "," : "");
+		textesc_put(out, p->modules[m].path);
+		if (pkg)
+			fprintf(out, " (%s would name them)", pkg);
+		free(pkg);
 	}
-	free(self);
+	if (more)
+		fprintf(out, " and %zu more", more);
+	fputs(".\n", out);
 }
 
+/* The footer lines about missing symbols: the samples that ran in
+ * binaries without any (their functions' self samples), then those that
+ * ran in the unnamed functions of binaries with dynamic symbols only (a
+ * stripped library keeps its exported functions), each with the
+ * binaries and the packages whose debug files would name them. */
+static void
+report_nosym_note(FILE *out, const struct profile *p)
+{
+	uint64_t *none = xcalloc(p->nmodules + 1, sizeof(*none));
+	uint64_t *part = xcalloc(p->nmodules + 1, sizeof(*part));
+
+	for (size_t f = 0; f < p->nfuncs; f++) {
+		uint32_t m = p->funcs[f].module;
+		if (m == PROFILE_NONE)
+			continue;
+		if (p->modules[m].no_symbols)
+			none[m] += p->funcs[f].self_samples;
+		else if (p->modules[m].dynsym_only &&
+			 p->funcs[f].flags & PROFILE_FUNC_UNNAMED)
+			part[m] += p->funcs[f].self_samples;
+	}
+	nosym_line(out, p, none, "", " without symbols");
+	nosym_line(out, p, part, "unnamed functions of ",
+		   " whose symbols leave them out");
+	free(none);
+	free(part);
+}
 static int
 cmp_thread_weight(const void *a, const void *b)
 {

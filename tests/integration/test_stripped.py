@@ -12,7 +12,18 @@ counts the samples that ran in the binary without symbols and names it.
 On a system with dpkg, the same footer for Debian's own sha256sum (no
 symbols, as Debian ships it) names the package of its debug symbols,
 the owner dpkg -S gives plus -dbgsym; skipped where there is no dpkg or
-sha256sum is no package's.
+sha256sum is no package's. And for a library stripped to its dynamic
+symbols, as Debian ships its libraries: Debian's python3 compressing with
+zlib spends its time in libz.so.1's static functions (deflate's), which
+.dynsym does not name; a second footer line counts those samples and
+names the library with its -dbgsym package. The library is loaded
+through a link of the test's own (LD_LIBRARY_PATH), a path no package
+has: its package comes from the file the link resolves to, under the
+name its package gave it (on a merged /usr, /lib/x for /usr/lib/x or the
+other way round, as each package has it), as for the loader's
+/lib/x86_64-linux-gnu/libsqlite3.so.0 of a package that installed
+/usr/lib/x86_64-linux-gnu/libsqlite3.so.0.8.6. Skipped without dpkg,
+/usr/bin/python3 or a libz.so.1 of a package with .dynsym only.
 
 usage: test_stripped.py WORK_SPLIT WORK_SPLIT_STRIPPED
 """
@@ -65,20 +76,26 @@ def test():
                           for n in LEAVES]}
     prof.check_shares(fake, LEAVES, label='stripped')
     footer(p.spool, stripped, None)
-    test_debian()
+    skipped = []
+    for part in (test_debian, test_debian_library):
+        try:
+            part()
+        except prof.Skip as e:
+            skipped.append(str(e))
+    if skipped:
+        raise prof.Skip('; '.join(skipped))
 
 
-def footer(spool, path, pkg):
-    """The flat report's line about binaries without symbols names path
-    (and pkg, when not None)."""
+def footer(spool, path, pkg, kind='without symbols:'):
+    """The flat report's line of kind about binaries without symbols names
+    path (and pkg, when not None)."""
     r, _ = prof.analyze(spool, args=())
-    lines = [l for l in r.stdout.split('\n')
-             if 'without symbols:' in l]
+    lines = [l for l in r.stdout.split('\n') if kind in l]
     print('footer: ' + ' | '.join(lines))
     if len(lines) != 1 or path not in lines[0] or \
             (pkg and f'({pkg} would name them)' not in lines[0]):
-        raise prof.Fail(f'want one footer line naming {path} and {pkg}, '
-                        f'got {lines}')
+        raise prof.Fail(f'want one footer line "{kind}" naming {path} and '
+                        f'{pkg}, got {lines}')
 
 
 def test_debian():
@@ -101,6 +118,38 @@ def test_debian():
         f.write(os.urandom(1 << 20) * 64)
     p = prof.profile(tool, [data])
     footer(p.spool, tool, owner + '-dbgsym')
+
+
+def test_debian_library():
+    python, dpkg = '/usr/bin/python3', shutil.which('dpkg')
+    if not dpkg or not os.access(python, os.X_OK):
+        raise prof.Skip('no dpkg or /usr/bin/python3: the library part is '
+                        'not run')
+    libz = [l.split()[2] for l in prof.run(['ldd', python]).stdout
+            .split('\n') if l.strip().startswith('libz.so.1 =>')]
+    if not libz:
+        raise prof.Skip(f'{python} does not link libz.so.1')
+    real = os.path.realpath(libz[0])
+    # The package that installed a file of that name, wherever: /lib or
+    # /usr/lib, as each package of a merged /usr has it.
+    r = prof.run([dpkg, '-S', '*/' + os.path.basename(real)])
+    if r.returncode != 0:
+        raise prof.Skip(f'{real} is no package\'s')
+    if prof.run(['nm', real]).stdout.strip() or \
+            not prof.run(['nm', '-D', '--defined-only', real]).stdout.strip():
+        raise prof.Skip(f'{real} is not stripped to .dynsym here')
+    owner = r.stdout.split(':')[0].strip()
+    code = ('import os, zlib\n'
+            'd = os.urandom(1 << 16) * 64\n'
+            'for _ in range(6):\n'
+            '    zlib.compress(d, 9)\n')
+    libdir = os.path.join(prof.tmpdir(), 'lib')
+    os.makedirs(libdir, exist_ok=True)
+    link = os.path.join(libdir, 'libz.so.1')
+    if not os.path.lexists(link):
+        os.symlink(real, link)
+    p = prof.profile(python, ['-c', code], env={'LD_LIBRARY_PATH': libdir})
+    footer(p.spool, link, owner + '-dbgsym', kind='unnamed functions of')
 
 
 prof.main(test)
