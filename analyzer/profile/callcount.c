@@ -65,7 +65,9 @@ callcount_flat_columns(const struct profile *p, uint32_t f, char *calls,
 	if (!(fn->flags & PROFILE_FUNC_COUNTED))
 		return;
 	snprintf(calls, len, "%llu", (unsigned long long)fn->calls);
-	if (!fn->calls)
+	/* Counts are the whole run's: over a window's time they would
+	 * say nothing. */
+	if (!fn->calls || p->hdr.window)
 		return;
 	per_call(self_per, len, fn->self, fn->calls);
 	per_call(total_per, len, fn->total, fn->calls);

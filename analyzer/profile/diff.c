@@ -672,7 +672,8 @@ diff_compute(struct diff *d, const struct diff_opts *o,
 	if (side_harness(o, &sides[0], base_names) < 0 ||
 	    side_harness(o, &sides[1], new_names) < 0)
 		goto out_free;
-	if (o->normalize == DIFF_NORM_FUNC)
+	/* Per call only over the whole run: the counts are its totals. */
+	if (o->normalize == DIFF_NORM_FUNC && !base[0]->hdr.window)
 		harness_per_call(&oo, sides, unit_of(base[0]));
 	d->opts.per_call = oo.per_call;
 	o = &oo;

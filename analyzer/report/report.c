@@ -416,8 +416,9 @@ resolution_line(FILE *out, const struct profile *p)
 
 /* --from/--to. */
 static void
-window_line(FILE *out, const struct profile_header *h)
+window_line(FILE *out, const struct profile *p)
 {
+	const struct profile_header *h = &p->hdr;
 	if (!h->window)
 		return;
 	fprintf(out, "Window: the samples taken from %.3f s ",
@@ -428,6 +429,11 @@ window_line(FILE *out, const struct profile_header *h)
 		fprintf(out, "to %.3f s after the program's start",
 			(double)h->window_to_ns / 1e9);
 	fputs(" (--from, --to).\n", out);
+	/* Exact counts have no times: a window cannot select them. */
+	if (profile_has_calls(p) ||
+	    (h->kind == PROFILE_KIND_SPACE && h->space.has_calls))
+		fputs("Call counts are the whole run's, not the window's: the "
+		      "per-call columns are left blank.\n", out);
 }
 
 static void
@@ -441,7 +447,7 @@ space_header(FILE *out, const struct profile *p)
 	space_error_line(out, s);
 	space_source_line(out, p);
 	resolution_line(out, p);
-	window_line(out, &p->hdr);
+	window_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);
@@ -508,7 +514,7 @@ report_header(FILE *out, const struct profile *p)
 	represents_line(out, p);
 	source_line(out, p);
 	resolution_line(out, p);
-	window_line(out, &p->hdr);
+	window_line(out, p);
 	merged_line(out, p);
 	drops_line(out, &p->hdr);
 	clone_line(out, &p->hdr);

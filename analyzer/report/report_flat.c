@@ -84,8 +84,9 @@ space_row(FILE *out, const struct profile *p, uint32_t id, double cum_pct)
 		n = f->calls;
 	else if (fn >= 0 && p->hdr.space.has_calls)
 		n = p->hdr.space.calls[fn];
-	if (n) {
+	if (n)
 		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)n);
+	if (n && !p->hdr.window) { /* (counts are the whole run's) */
 		snprintf(self_per, sizeof(self_per), "%.0f",
 			 (double)f->self / (double)n);
 		snprintf(total_per, sizeof(total_per), "%.0f",
