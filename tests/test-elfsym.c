@@ -160,6 +160,58 @@ START_TEST(elfsym_reads_symtab)
 }
 END_TEST
 
+/* The PLT's entries are named NAME@plt, one 16-byte entry each after
+ * the lazy binder's (left unnamed), in .rela.plt's order: the fixture
+ * calls six of its own exported functions through its PLT (objdump -d
+ * names the same six). The stripped copy, with .dynsym only, gets them
+ * too. */
+static void
+assert_plt(const char *path)
+{
+	static const char *const want[] = { "fx_mul", "fx_fact", "fx_leaf_a",
+					    "fx_leaf_b", "fx_leaf_c", "fx_work" };
+	struct elfsym *t = load_ok(path, NULL);
+	const struct elfsym_sym *plt[8];
+	size_t n = 0;
+	for (size_t i = 0; i < elfsym_count(t); i++) {
+		const struct elfsym_sym *s = elfsym_get(t, i);
+		const char *v;
+		bool dflt;
+		size_t len = elfsym_split_version(s->name, &v, &dflt);
+		if (!elfsym_version_is_plt(v))
+			continue;
+		ck_assert_uint_lt(n, 8);
+		plt[n++] = s;
+		ck_assert_uint_eq(s->size, 16);
+		/* The entry's function is a real symbol of its own. */
+		char *fn = strndup(s->name, len);
+		ck_assert_ptr_nonnull(by_name(t, fn));
+		ck_assert_uint_ne(addr_of(t, fn), s->addr);
+		bool known = false;
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			known |= strcmp(fn, want[k]) == 0;
+		ck_assert_msg(known, "%s: unexpected PLT entry %s", path,
+			      s->name);
+		free(fn);
+		assert_lookup(t, s->addr + 15, s->name);
+	}
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 1; i < n; i++)
+		ck_assert_uint_eq(plt[i]->addr, plt[i - 1]->addr + 16);
+	ck_assert_uint_eq(plt[0]->addr % 16, 0);
+	/* The lazy binder's entry, just before, has no name. */
+	const struct elfsym_sym *s0 = elfsym_lookup(t, plt[0]->addr - 16);
+	ck_assert(!s0 || s0->addr + s0->size <= plt[0]->addr - 16);
+	elfsym_free(t);
+}
+
+START_TEST(elfsym_names_plt_entries)
+{
+	assert_plt(fixture);
+	assert_plt(fixture_stripped);
+}
+END_TEST
+
 START_TEST(elfsym_size_bounds_a_symbol)
 {
 	struct elfsym *t = load_ok(fixture, NULL);
@@ -812,6 +864,7 @@ elfsym_suite(void)
 	TCase *tc = tcase_create("symbols");
 	tcase_add_test(tc, elfsym_reads_symtab);
 	tcase_add_test(tc, elfsym_size_bounds_a_symbol);
+	tcase_add_test(tc, elfsym_names_plt_entries);
 	tcase_add_test(tc, elfsym_size_zero_matches_its_address_only);
 	tcase_add_test(tc, elfsym_alias_prefers_global);
 	tcase_add_test(tc, elfsym_alias_same_binding_prefers_smaller_name);

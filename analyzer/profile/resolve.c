@@ -309,6 +309,8 @@ symbol_name(const struct resolver *r, const char *sym, const char **version)
 		name = xasprintf("%s@%s", nice ? nice : plain, *version);
 	else
 		name = xstrdup(nice ? nice : plain);
+	if (elfsym_version_is_plt(*version))
+		*version = NULL; /* (NAME@plt: a PLT entry, no version) */
 	free(nice);
 	free(plain);
 	return name;

@@ -111,11 +111,12 @@ name_target(const struct annotate_code *c, uint64_t target, const char *plt,
 	size_t plen = elfsym_split_version(s->name, &version, &dflt);
 	char *plain = xstrndup(s->name, plen);
 	char *nice = demangle_name(plain);
+	const char *at = elfsym_version_is_plt(version) ? "@plt" : "";
 	if (target == s->addr)
-		snprintf(buf, len, " <%s>", nice ? nice : plain);
+		snprintf(buf, len, " <%s%s>", nice ? nice : plain, at);
 	else
-		snprintf(buf, len, " <%s+0x%" PRIx64 ">", nice ? nice : plain,
-			 target - s->addr);
+		snprintf(buf, len, " <%s%s+0x%" PRIx64 ">", nice ? nice : plain,
+			 at, target - s->addr);
 	free(nice);
 	free(plain);
 }

@@ -20,6 +20,9 @@
  * (size 0) or a nested alias inside it, without a scan of the table. */
 #define LOOKUP_BACKTRACK 8
 
+/* Bytes of an x86-64 PLT entry, in .plt and in .plt.sec. */
+#define PLT_ENTRY 16
+
 struct raw_sym {
 	struct elfsym_sym sym;
 	unsigned char bind;
@@ -29,6 +32,7 @@ struct elfsym {
 	struct elfsym_sym *syms;
 	size_t n;
 	char *strs;       /* the string table the names point into */
+	char *plt_names;  /* the names of the PLT's entries (add_plt) */
 	char *source;
 	char *dwarf_path; /* NULL when none (or not asked for) */
 	char *note;
@@ -132,6 +136,12 @@ elfsym_split_version(const char *name, const char **version,
 /* 0 for a name as a report shows it plain (no version, or the default
  * one), 1 for one that keeps another version; *len gets the length the
  * report shows, less such a version. */
+bool
+elfsym_version_is_plt(const char *version)
+{
+	return version && strcmp(version, "plt") == 0;
+}
+
 static int
 version_rank(const char *name, size_t *len)
 {
@@ -232,6 +242,101 @@ use_debug_file(struct elfsym *t, const struct elffile *f, const char *path,
 	free(dbg_path);
 }
 
+/* The x86-64 PLT's entries, which no symbol table names: a sample in one
+ * (the indirect jump of a call to a library function) is NAME@plt, as
+ * objdump and perf call it, rather than the +0xSTART of the whole .plt,
+ * which its unwind tables describe as one function. Entry i of .rela.plt
+ * is the i-th 16 bytes of .plt.sec when the file has one (-z ibtplt,
+ * -fcf-protection), else of .plt after its first 16 (the lazy binder's
+ * stub, left unnamed). A real symbol at the same address wins. Adds them
+ * to t's symbols from f, the profiled file (a debug file's .plt is
+ * empty). */
+static void
+add_plt(struct elfsym *t, const struct elffile *f)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr sh, rela_sh = { 0 }, plt_sh = { 0 }, sec_sh = { 0 }, dyn_sh;
+	Elf_Scn *scn = NULL, *rela = NULL;
+	size_t shstrndx;
+
+	if (!t->syms || !gelf_getehdr(f->elf, &eh) ||
+	    eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(f->elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
+			rela = scn;
+			rela_sh = sh;
+		} else if (strcmp(name, ".plt") == 0) {
+			plt_sh = sh;
+		} else if (strcmp(name, ".plt.sec") == 0) {
+			sec_sh = sh;
+		}
+	}
+	const GElf_Shdr *code = sec_sh.sh_size ? &sec_sh : &plt_sh;
+	uint64_t first = code->sh_addr + (code == &plt_sh ? PLT_ENTRY : 0);
+	Elf_Data *rd, *dd, *sd;
+	Elf_Scn *dyn;
+	if (!rela || code->sh_addr + code->sh_size <= first ||
+	    !rela_sh.sh_entsize ||
+	    !(rd = elf_getdata(rela, NULL)) ||
+	    !(dyn = elf_getscn(f->elf, rela_sh.sh_link)) ||
+	    !gelf_getshdr(dyn, &dyn_sh) || !(dd = elf_getdata(dyn, NULL)) ||
+	    !(sd = elf_getdata(elf_getscn(f->elf, dyn_sh.sh_link), NULL)) ||
+	    !sd->d_buf)
+		return;
+	size_t count = rd->d_size / rela_sh.sh_entsize, n = 0, bytes = 0;
+	if (count > (code->sh_addr + code->sh_size - first) / PLT_ENTRY)
+		count = (code->sh_addr + code->sh_size - first) / PLT_ENTRY;
+	/* The entries that jump to a named function (an IRELATIVE one has
+	 * no name), then their names in one buffer. */
+	struct { size_t slot; const char *name; size_t len; } *e =
+		xcalloc(count ? count : 1, sizeof(*e));
+	for (size_t i = 0; i < count; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !sym.st_name || sym.st_name >= sd->d_size)
+			continue;
+		const char *name = (const char *)sd->d_buf + sym.st_name;
+		e[n].slot = i;
+		e[n].name = name;
+		e[n].len = strnlen(name, sd->d_size - sym.st_name);
+		bytes += e[n++].len + sizeof("@plt");
+	}
+	if (n) {
+		/* The table again, with them: its symbols are already one
+		 * per address, so their binding only has to rank them
+		 * above the entries. */
+		char *at = t->plt_names = xmalloc(bytes);
+		struct raw_sym *v = xcalloc(t->n + n, sizeof(*v));
+		for (size_t i = 0; i < t->n; i++)
+			v[i] = (struct raw_sym){ .sym = t->syms[i],
+						 .bind = STB_GLOBAL };
+		for (size_t i = 0; i < n; i++) {
+			memcpy(at, e[i].name, e[i].len);
+			memcpy(at + e[i].len, "@plt", sizeof("@plt"));
+			v[t->n + i] = (struct raw_sym){
+				.sym = { .addr = first + e[i].slot * PLT_ENTRY,
+					 .size = PLT_ENTRY, .name = at },
+				.bind = STB_LOOS,
+			};
+			at += e[i].len + sizeof("@plt");
+		}
+		size_t total = t->n + n;
+		free(t->syms);
+		build_table(t, v, total);
+		free(v);
+	}
+	free(e);
+}
+
 /* Reads the symbols of an open file into a new table, or NULL with why. */
 static struct elfsym *
 load_symbols(struct elffile *f, const char *path, const struct elfsym_opts *o,
@@ -275,6 +380,7 @@ load_symbols(struct elffile *f, const char *path, const struct elfsym_opts *o,
 				"file");
 		goto out_free;
 	}
+	add_plt(t, f);
 	return t;
 
 out_free:
@@ -315,6 +421,7 @@ elfsym_free(struct elfsym *t)
 		return;
 	free(t->syms);
 	free(t->strs);
+	free(t->plt_names);
 	free(t->source);
 	free(t->dwarf_path);
 	free(t->note);

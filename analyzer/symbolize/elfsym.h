@@ -113,4 +113,11 @@ size_t
 elfsym_split_version(const char *name, const char **version,
 		     bool *is_default);
 
+/* Whether a version elfsym_split_version() found is the "plt" of a PLT
+ * entry's name, NAME@plt: x86-64 files get one for each entry of their
+ * PLT, which no symbol table names. The name is shown as NAME@plt (NAME
+ * demangled), and the "plt" is no symbol version. */
+bool
+elfsym_version_is_plt(const char *version);
+
 #endif
