@@ -17,6 +17,7 @@
 #include "elfsym.h"
 
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -209,6 +210,52 @@ START_TEST(elfsym_names_plt_entries)
 {
 	assert_plt(fixture);
 	assert_plt(fixture_stripped);
+}
+END_TEST
+
+/* The C library's PLT against objdump's names for it: glibc's .rela.plt
+ * lists its IRELATIVE slots (calls to its own ifuncs, which objdump
+ * shows as *ABS*+0x...@plt) after the jump slots, whatever their places
+ * in the PLT, so an entry's name must come from the GOT slot it jumps
+ * through, not from its position. binutils is there wherever the
+ * project builds. */
+START_TEST(elfsym_plt_matches_objdump)
+{
+	Dl_info di;
+	ck_assert(dladdr((void *)&abort, &di) && di.dli_fname);
+	char *cmd;
+	ck_assert(asprintf(&cmd, "objdump -d -j .plt -j .plt.sec '%s' "
+			   "2>/dev/null", di.dli_fname) > 0);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	struct elfsym *t = load_ok(di.dli_fname, NULL);
+	char line[512], name[400];
+	unsigned long long addr;
+	size_t named = 0, unnamed = 0;
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%llx <%399[^>]>:", &addr, name) != 2 ||
+		    !strstr(name, "@plt"))
+			continue;
+		const struct elfsym_sym *s = elfsym_lookup(t, addr);
+		if (strncmp(name, "*ABS*", 5) == 0) {
+			/* An IRELATIVE slot's entry: no name of ours. */
+			ck_assert_msg(!s || !strstr(s->name, "@plt"),
+				      "%llx: %s for objdump's %s", addr,
+				      s->name, name);
+			unnamed++;
+			continue;
+		}
+		ck_assert_msg(s && strcmp(s->name, name) == 0,
+			      "%llx: %s for objdump's %s", addr,
+			      s ? s->name : "nothing", name);
+		named++;
+	}
+	pclose(p);
+	printf("%s: %zu PLT entries named as objdump names them, %zu "
+	       "IRELATIVE ones left unnamed\n", di.dli_fname, named, unnamed);
+	ck_assert_uint_gt(named, 0);
+	elfsym_free(t);
+	free(cmd);
 }
 END_TEST
 
@@ -865,6 +912,7 @@ elfsym_suite(void)
 	tcase_add_test(tc, elfsym_reads_symtab);
 	tcase_add_test(tc, elfsym_size_bounds_a_symbol);
 	tcase_add_test(tc, elfsym_names_plt_entries);
+	tcase_add_test(tc, elfsym_plt_matches_objdump);
 	tcase_add_test(tc, elfsym_size_zero_matches_its_address_only);
 	tcase_add_test(tc, elfsym_alias_prefers_global);
 	tcase_add_test(tc, elfsym_alias_same_binding_prefers_smaller_name);

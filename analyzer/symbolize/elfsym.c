@@ -242,21 +242,57 @@ use_debug_file(struct elfsym *t, const struct elffile *f, const char *path,
 	free(dbg_path);
 }
 
+/* A named jump slot of .rela.plt: the GOT slot's address and the name of
+ * the function it is bound to. */
+struct plt_slot {
+	uint64_t got;
+	const char *name;
+	size_t len;
+};
+
+static int
+cmp_slot(const void *pa, const void *pb)
+{
+	const struct plt_slot *a = pa, *b = pb;
+	return a->got < b->got ? -1 : a->got > b->got;
+}
+
+/* The GOT slot an x86-64 PLT entry of 16 bytes at addr jumps through:
+ * its "jmp *disp(%rip)" (ff 25), after an endbr64 and with a bnd prefix
+ * in an IBT entry. False when the entry holds no such jump. */
+static bool
+plt_entry_slot(const uint8_t *b, uint64_t addr, uint64_t *got)
+{
+	for (size_t j = 0; j + 6 <= PLT_ENTRY; j++) {
+		if (b[j] != 0xff || b[j + 1] != 0x25)
+			continue;
+		int32_t disp = (int32_t)((uint32_t)b[j + 2] |
+					 (uint32_t)b[j + 3] << 8 |
+					 (uint32_t)b[j + 4] << 16 |
+					 (uint32_t)b[j + 5] << 24);
+		*got = addr + j + 6 + (uint64_t)(int64_t)disp;
+		return true;
+	}
+	return false;
+}
+
 /* The x86-64 PLT's entries, which no symbol table names: a sample in one
  * (the indirect jump of a call to a library function) is NAME@plt, as
  * objdump and perf call it, rather than the +0xSTART of the whole .plt,
- * which its unwind tables describe as one function. Entry i of .rela.plt
- * is the i-th 16 bytes of .plt.sec when the file has one (-z ibtplt,
- * -fcf-protection), else of .plt after its first 16 (the lazy binder's
- * stub, left unnamed). A real symbol at the same address wins. Adds them
- * to t's symbols from f, the profiled file (a debug file's .plt is
- * empty). */
+ * which its unwind tables describe as one function. Each entry of
+ * .plt.sec when the file has one (IBT), else of .plt, is named by the
+ * GOT slot its jump goes through: the R_X86_64_JUMP_SLOT of .rela.plt at
+ * that slot names the function, as objdump finds it. (Not by position:
+ * a linker sorts IRELATIVE relocations last, whatever their slots.) The
+ * lazy binder's entry and those of IRELATIVE slots stay unnamed. A real
+ * symbol at the same address wins. Adds them to t's symbols from f, the
+ * profiled file (a debug file's .plt is empty). */
 static void
 add_plt(struct elfsym *t, const struct elffile *f)
 {
 	GElf_Ehdr eh;
-	GElf_Shdr sh, rela_sh = { 0 }, plt_sh = { 0 }, sec_sh = { 0 }, dyn_sh;
-	Elf_Scn *scn = NULL, *rela = NULL;
+	GElf_Shdr sh, rela_sh = { 0 }, dyn_sh, code_sh = { 0 };
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *sec = NULL;
 	size_t shstrndx;
 
 	if (!t->syms || !gelf_getehdr(f->elf, &eh) ||
@@ -271,31 +307,28 @@ add_plt(struct elfsym *t, const struct elffile *f)
 		if (strcmp(name, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
 			rela = scn;
 			rela_sh = sh;
-		} else if (strcmp(name, ".plt") == 0) {
-			plt_sh = sh;
-		} else if (strcmp(name, ".plt.sec") == 0) {
-			sec_sh = sh;
+		} else if (strcmp(name, ".plt") == 0 &&
+			   sh.sh_type == SHT_PROGBITS) {
+			plt = scn;
+		} else if (strcmp(name, ".plt.sec") == 0 &&
+			   sh.sh_type == SHT_PROGBITS) {
+			sec = scn;
 		}
 	}
-	const GElf_Shdr *code = sec_sh.sh_size ? &sec_sh : &plt_sh;
-	uint64_t first = code->sh_addr + (code == &plt_sh ? PLT_ENTRY : 0);
-	Elf_Data *rd, *dd, *sd;
+	Elf_Scn *code = sec ? sec : plt;
+	Elf_Data *rd, *dd, *sd, *cd;
 	Elf_Scn *dyn;
-	if (!rela || code->sh_addr + code->sh_size <= first ||
-	    !rela_sh.sh_entsize ||
+	if (!rela || !code || !rela_sh.sh_entsize ||
+	    !gelf_getshdr(code, &code_sh) ||
+	    !(cd = elf_getdata(code, NULL)) || !cd->d_buf ||
 	    !(rd = elf_getdata(rela, NULL)) ||
 	    !(dyn = elf_getscn(f->elf, rela_sh.sh_link)) ||
 	    !gelf_getshdr(dyn, &dyn_sh) || !(dd = elf_getdata(dyn, NULL)) ||
 	    !(sd = elf_getdata(elf_getscn(f->elf, dyn_sh.sh_link), NULL)) ||
 	    !sd->d_buf)
 		return;
-	size_t count = rd->d_size / rela_sh.sh_entsize, n = 0, bytes = 0;
-	if (count > (code->sh_addr + code->sh_size - first) / PLT_ENTRY)
-		count = (code->sh_addr + code->sh_size - first) / PLT_ENTRY;
-	/* The entries that jump to a named function (an IRELATIVE one has
-	 * no name), then their names in one buffer. */
-	struct { size_t slot; const char *name; size_t len; } *e =
-		xcalloc(count ? count : 1, sizeof(*e));
+	size_t count = rd->d_size / rela_sh.sh_entsize, n = 0;
+	struct plt_slot *slot = xcalloc(count ? count : 1, sizeof(*slot));
 	for (size_t i = 0; i < count; i++) {
 		GElf_Rela r;
 		GElf_Sym sym;
@@ -305,36 +338,54 @@ add_plt(struct elfsym *t, const struct elffile *f)
 		    !sym.st_name || sym.st_name >= sd->d_size)
 			continue;
 		const char *name = (const char *)sd->d_buf + sym.st_name;
-		e[n].slot = i;
-		e[n].name = name;
-		e[n].len = strnlen(name, sd->d_size - sym.st_name);
-		bytes += e[n++].len + sizeof("@plt");
+		slot[n++] = (struct plt_slot){
+			.got = r.r_offset, .name = name,
+			.len = strnlen(name, sd->d_size - sym.st_name),
+		};
 	}
-	if (n) {
-		/* The table again, with them: its symbols are already one
-		 * per address, so their binding only has to rank them
-		 * above the entries. */
+	qsort(slot, n, sizeof(*slot), cmp_slot);
+	/* The entries whose slot is named, then their names in one
+	 * buffer, with the table again: its symbols are already one per
+	 * address, so their binding only has to rank them above these. */
+	size_t entries = cd->d_size / PLT_ENTRY, k = 0, bytes = 0;
+	struct raw_sym *v = xcalloc(t->n + entries + 1, sizeof(*v));
+	const struct plt_slot **of = xcalloc(entries + 1, sizeof(*of));
+	for (size_t e = 0; e < entries && n; e++) {
+		uint64_t addr = code_sh.sh_addr + e * PLT_ENTRY, got;
+		struct plt_slot key;
+		if (!plt_entry_slot((const uint8_t *)cd->d_buf + e * PLT_ENTRY,
+				    addr, &got))
+			continue;
+		key.got = got;
+		const struct plt_slot *hit =
+			bsearch(&key, slot, n, sizeof(*slot), cmp_slot);
+		if (!hit)
+			continue;
+		v[t->n + k] = (struct raw_sym){
+			.sym = { .addr = addr, .size = PLT_ENTRY },
+			.bind = STB_LOOS,
+		};
+		of[k++] = hit;
+		bytes += hit->len + sizeof("@plt");
+	}
+	if (k) {
 		char *at = t->plt_names = xmalloc(bytes);
-		struct raw_sym *v = xcalloc(t->n + n, sizeof(*v));
+		for (size_t i = 0; i < k; i++) {
+			memcpy(at, of[i]->name, of[i]->len);
+			memcpy(at + of[i]->len, "@plt", sizeof("@plt"));
+			v[t->n + i].sym.name = at;
+			at += of[i]->len + sizeof("@plt");
+		}
 		for (size_t i = 0; i < t->n; i++)
 			v[i] = (struct raw_sym){ .sym = t->syms[i],
 						 .bind = STB_GLOBAL };
-		for (size_t i = 0; i < n; i++) {
-			memcpy(at, e[i].name, e[i].len);
-			memcpy(at + e[i].len, "@plt", sizeof("@plt"));
-			v[t->n + i] = (struct raw_sym){
-				.sym = { .addr = first + e[i].slot * PLT_ENTRY,
-					 .size = PLT_ENTRY, .name = at },
-				.bind = STB_LOOS,
-			};
-			at += e[i].len + sizeof("@plt");
-		}
-		size_t total = t->n + n;
+		size_t total = t->n + k;
 		free(t->syms);
 		build_table(t, v, total);
-		free(v);
 	}
-	free(e);
+	free(of);
+	free(v);
+	free(slot);
 }
 
 /* Reads the symbols of an open file into a new table, or NULL with why. */
