@@ -40,68 +40,17 @@ elf_bytes(struct elffile *f, uint64_t addr, size_t *len)
 }
 
 #ifdef HAVE_CAPSTONE
-/* The names of the symbols the dynamic relocations fill in, by the
- * address of their slot (GOT entries): what a PLT stub jumps through. */
-static void
-load_relocs(struct annotate_code *c)
-{
-	Elf *elf = c->ef.elf;
-	c->relocs_read = true;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh, symsh;
-		Elf_Scn *symscn;
-		Elf_Data *d, *syms;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !(symscn = elf_getscn(elf, sh.sh_link)) ||
-		    !gelf_getshdr(symscn, &symsh) ||
-		    !(d = elf_getdata(scn, NULL)) ||
-		    !(syms = elf_getdata(symscn, NULL)) || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			const char *name;
-			if (!gelf_getrela(d, (int)i, &r))
-				continue;
-			int si = (int)GELF_R_SYM(r.r_info);
-			if (!si || !gelf_getsym(syms, si, &sym) ||
-			    !(name = elf_strptr(elf, symsh.sh_link,
-						sym.st_name)) ||
-			    !*name)
-				continue;
-			xgrow(&c->relocs, &c->relocs_cap, c->nrelocs + 1,
-			      sizeof(*c->relocs));
-			c->relocs[c->nrelocs] = name;
-			hmap_put(&c->reloc_index, r.r_offset, c->nrelocs++);
-		}
-	}
-}
-
-static const char *
-reloc_name(struct annotate_code *c, uint64_t slot)
-{
-	uint64_t idx;
-	if (!c->relocs_read)
-		load_relocs(c);
-	return hmap_get(&c->reloc_index, slot, &idx) ? c->relocs[idx] : NULL;
-}
-
 /* " <name+0x1f>" for a call or jump target outside the function, or
- * " <name@plt>" for a PLT stub (plt, the symbol its slot is for). */
+ * " <name@plt>" for an entry of the PLT (elfsym names them). */
 static void
-name_target(const struct annotate_code *c, uint64_t target, const char *plt,
-	    char *buf, size_t len)
+name_target(const struct annotate_code *c, uint64_t target, char *buf,
+	    size_t len)
 {
 	if (target >= c->addr && target < c->addr + c->size) {
 		snprintf(buf, len, " <+%" PRIu64 ">", target - c->addr);
 		return;
 	}
 	const struct elfsym_sym *s = elfsym_lookup(c->syms, target);
-	if (!s && plt) {
-		size_t n = strcspn(plt, "@");
-		snprintf(buf, len, " <%.*s@plt>", (int)n, plt);
-		return;
-	}
 	if (!s) {
 		buf[0] = '\0';
 		return;
@@ -169,32 +118,6 @@ branch_target(csh h, const cs_insn *ci, unsigned machine, uint64_t *target)
 	return true;
 }
 
-/* The symbol a PLT stub at target jumps to (x86-64: through its GOT
- * slot, jmp *slot(%rip), after an endbr64), or NULL. */
-static const char *
-plt_name(struct annotate_code *c, csh h, uint64_t target)
-{
-	size_t len = 32;
-	const uint8_t *b = elf_bytes(&c->ef, target, &len);
-	const char *name = NULL;
-	if (!b || elfsym_lookup(c->syms, target))
-		return NULL;
-	cs_insn *ci = cs_malloc(h);
-	uint64_t pc = target;
-	for (int k = 0; k < 2 && cs_disasm_iter(h, &b, &len, &pc, ci); k++) {
-		if (ci->id != X86_INS_JMP)
-			continue;
-		const cs_x86 *d = &ci->detail->x86;
-		if (d->op_count == 1 && d->operands[0].type == X86_OP_MEM &&
-		    d->operands[0].mem.base == X86_REG_RIP)
-			name = reloc_name(c, ci->address + ci->size +
-					  (uint64_t)d->operands[0].mem.disp);
-		break;
-	}
-	cs_free(ci, 1);
-	return name;
-}
-
 static void
 take_insn(struct annotate_code *c, csh h, const cs_insn *ci, unsigned machine)
 {
@@ -206,11 +129,8 @@ take_insn(struct annotate_code *c, csh h, const cs_insn *ci, unsigned machine)
 							   sizeof(in->bytes));
 	memcpy(in->bytes, ci->bytes, in->size);
 	tgt[0] = '\0';
-	if (branch_target(h, ci, machine, &target)) {
-		const char *plt =
-			machine == EM_X86_64 ? plt_name(c, h, target) : NULL;
-		name_target(c, target, plt, tgt, sizeof(tgt));
-	}
+	if (branch_target(h, ci, machine, &target))
+		name_target(c, target, tgt, sizeof(tgt));
 	snprintf(in->text, sizeof(in->text), "%s%s%s%s", ci->mnemonic,
 		 ci->op_str[0] ? " " : "", ci->op_str, tgt);
 }
@@ -274,8 +194,6 @@ annotate_code_free(struct annotate_code *c)
 {
 	if (c->ef_open)
 		elffile_close(&c->ef);
-	free(c->relocs);
-	hmap_free(&c->reloc_index);
 	free(c->ins);
 	srcline_free(c->lines);
 	elfsym_free(c->syms);

@@ -4,10 +4,9 @@
  * with Capstone, each instruction with its source line and the inlined
  * calls around it (DWARF, srcline.h).
  *
- * Calls and jumps are named by their target: a symbol of the module, a
- * place in the function, or, for x86-64, the symbol a PLT stub jumps to
- * (read from the relocation of the GOT slot the stub jumps through), as
- * objdump names them name@plt. Bytes Capstone cannot decode are shown one
+ * Calls and jumps are named by their target: a symbol of the module
+ * (for x86-64, a PLT entry as name@plt, elfsym.h), or a place in the
+ * function. Bytes Capstone cannot decode are shown one
  * at a time as "(bad)", so every byte of the function is on some line.
  */
 #ifndef PROFANALYZE_ANNOTATE_CODE_H
@@ -19,7 +18,6 @@
 
 #include "elffile.h"
 #include "elfsym.h"
-#include "hmap.h"
 #include "srcline.h"
 
 #define ANNOTATE_MAX_INLINE 8
@@ -54,10 +52,6 @@ struct annotate_code {
 	/* private */
 	struct elffile ef; /* the module file, open */
 	bool ef_open;
-	bool relocs_read;
-	const char **relocs; /* symbol names (in ef) by relocation */
-	size_t nrelocs, relocs_cap;
-	struct hmap reloc_index; /* slot address -> index into relocs */
 };
 
 struct annotate_code_opts {

@@ -133,15 +133,15 @@ elfsym_split_version(const char *name, const char **version,
 	return (size_t)(at - name);
 }
 
-/* 0 for a name as a report shows it plain (no version, or the default
- * one), 1 for one that keeps another version; *len gets the length the
- * report shows, less such a version. */
 bool
 elfsym_version_is_plt(const char *version)
 {
 	return version && strcmp(version, "plt") == 0;
 }
 
+/* 0 for a name as a report shows it plain (no version, or the default
+ * one), 1 for one that keeps another version; *len gets the length the
+ * report shows, less such a version. */
 static int
 version_rank(const char *name, size_t *len)
 {
@@ -242,28 +242,14 @@ use_debug_file(struct elfsym *t, const struct elffile *f, const char *path,
 	free(dbg_path);
 }
 
-/* A named jump slot of .rela.plt: the GOT slot's address and the name of
- * the function it is bound to. */
-struct plt_slot {
-	uint64_t got;
-	const char *name;
-	size_t len;
-};
-
-static int
-cmp_slot(const void *pa, const void *pb)
-{
-	const struct plt_slot *a = pa, *b = pb;
-	return a->got < b->got ? -1 : a->got > b->got;
-}
-
-/* The GOT slot an x86-64 PLT entry of 16 bytes at addr jumps through:
- * its "jmp *disp(%rip)" (ff 25), after an endbr64 and with a bnd prefix
- * in an IBT entry. False when the entry holds no such jump. */
+/* The slot an x86-64 PLT entry of len bytes at addr jumps through: its
+ * "jmp *disp(%rip)" (ff 25), after an endbr64 and with a bnd prefix in
+ * an IBT entry. False when the entry holds no such jump (the lazy
+ * stubs of .plt next to a .plt.sec). */
 static bool
-plt_entry_slot(const uint8_t *b, uint64_t addr, uint64_t *got)
+plt_entry_slot(const uint8_t *b, size_t len, uint64_t addr, uint64_t *got)
 {
-	for (size_t j = 0; j + 6 <= PLT_ENTRY; j++) {
+	for (size_t j = 0; j + 6 <= len; j++) {
 		if (b[j] != 0xff || b[j + 1] != 0x25)
 			continue;
 		int32_t disp = (int32_t)((uint32_t)b[j + 2] |
@@ -276,116 +262,172 @@ plt_entry_slot(const uint8_t *b, uint64_t addr, uint64_t *got)
 	return false;
 }
 
+/* A PLT entry: where it is, and the slot it jumps through; name and len
+ * its function's, once a relocation of the slot names it. */
+struct plt_entry {
+	uint64_t addr, size, got;
+	const char *name;
+	size_t len;
+};
+
+static int
+cmp_entry_got(const void *pa, const void *pb)
+{
+	const struct plt_entry *a = pa, *b = pb;
+	return a->got < b->got ? -1 : a->got > b->got;
+}
+
+/* The entries of f's .plt, .plt.sec (IBT) and .plt.got that jump
+ * through a slot, sorted by slot; *n gets their number. */
+static struct plt_entry *
+plt_entries(const struct elffile *f, size_t shstrndx, size_t *n)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct plt_entry *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name;
+		bool plt = false;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
+			continue;
+		for (size_t i = 0; i < sizeof(plts) / sizeof(plts[0]); i++)
+			plt |= strcmp(name, plts[i]) == 0;
+		/* (.plt.got's entries are 8 bytes, or 16 with IBT.) */
+		size_t size = sh.sh_entsize ? sh.sh_entsize : PLT_ENTRY;
+		if (!plt || size > 64 || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf)
+			continue;
+		for (size_t at = 0; at + size <= d->d_size; at += size) {
+			uint64_t got;
+			if (!plt_entry_slot((const uint8_t *)d->d_buf + at, size,
+					    sh.sh_addr + at, &got))
+				continue;
+			xgrow(&v, &cap, *n + 1, sizeof(*v));
+			v[(*n)++] = (struct plt_entry){
+				.addr = sh.sh_addr + at, .size = size, .got = got,
+			};
+		}
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_entry_got);
+	return v;
+}
+
+/* Names the entries (sorted by slot) from the relocations of their
+ * slots that name a symbol, in every SHT_RELA section (.rela.plt's jump
+ * slots, .rela.dyn's GLOB_DAT of .plt.got); returns the bytes their
+ * names need, "@plt" and NULs included. */
+static size_t
+name_entries(const struct elffile *f, struct plt_entry *v, size_t n)
+{
+	size_t bytes = 0;
+
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(f->elf, scn));) {
+		GElf_Shdr sh, symsh;
+		Elf_Scn *symscn;
+		Elf_Data *d, *syms, *strs;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !(symscn = elf_getscn(f->elf, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh) ||
+		    !(d = elf_getdata(scn, NULL)) ||
+		    !(syms = elf_getdata(symscn, NULL)) ||
+		    !(strs = elf_getdata(elf_getscn(f->elf, symsh.sh_link),
+					 NULL)) || !strs->d_buf)
+			continue;
+		for (size_t i = 0; i < d->d_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			struct plt_entry key, *hit;
+			int si;
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    !(si = (int)GELF_R_SYM(r.r_info)))
+				continue;
+			key.got = r.r_offset;
+			if (!(hit = bsearch(&key, v, n, sizeof(*v),
+					    cmp_entry_got)) ||
+			    hit->name || !gelf_getsym(syms, si, &sym) ||
+			    !sym.st_name || sym.st_name >= strs->d_size)
+				continue;
+			/* (Entries sharing a slot: the first of them.) */
+			hit->name = (const char *)strs->d_buf + sym.st_name;
+			hit->len = strnlen(hit->name,
+					   strs->d_size - sym.st_name);
+			bytes += hit->len + sizeof("@plt");
+		}
+	}
+	return bytes;
+}
+
+static int
+cmp_sym_addr(const void *pa, const void *pb)
+{
+	const struct elfsym_sym *a = pa, *b = pb;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 /* The x86-64 PLT's entries, which no symbol table names: a sample in one
  * (the indirect jump of a call to a library function) is NAME@plt, as
  * objdump and perf call it, rather than the +0xSTART of the whole .plt,
- * which its unwind tables describe as one function. Each entry of
- * .plt.sec when the file has one (IBT), else of .plt, is named by the
- * GOT slot its jump goes through: the R_X86_64_JUMP_SLOT of .rela.plt at
- * that slot names the function, as objdump finds it. (Not by position:
- * a linker sorts IRELATIVE relocations last, whatever their slots.) The
- * lazy binder's entry and those of IRELATIVE slots stay unnamed. A real
- * symbol at the same address wins. Adds them to t's symbols from f, the
- * profiled file (a debug file's .plt is empty). */
+ * which its unwind tables describe as one function. Each entry of .plt,
+ * .plt.sec (IBT) and .plt.got is named by the slot its jump goes through,
+ * as objdump finds it: the relocation of that slot names the function.
+ * (Not by position in .rela.plt: a linker sorts IRELATIVE relocations
+ * last, whatever their slots.) The lazy binder's entry, the lazy stubs
+ * beside a .plt.sec and the entries of IRELATIVE slots (no symbol) stay
+ * unnamed. Merges them into t's symbols (sorted, one per address; a
+ * real symbol at the same address stays), from f, the profiled file (a
+ * debug file's .plt is empty). */
 static void
 add_plt(struct elfsym *t, const struct elffile *f)
 {
 	GElf_Ehdr eh;
-	GElf_Shdr sh, rela_sh = { 0 }, dyn_sh, code_sh = { 0 };
-	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *sec = NULL;
-	size_t shstrndx;
+	size_t shstrndx, n;
 
 	if (!t->syms || !gelf_getehdr(f->elf, &eh) ||
 	    eh.e_machine != EM_X86_64 ||
 	    elf_getshdrstrndx(f->elf, &shstrndx) != 0)
 		return;
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) ||
-		    !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)))
-			continue;
-		if (strcmp(name, ".rela.plt") == 0 && sh.sh_type == SHT_RELA) {
-			rela = scn;
-			rela_sh = sh;
-		} else if (strcmp(name, ".plt") == 0 &&
-			   sh.sh_type == SHT_PROGBITS) {
-			plt = scn;
-		} else if (strcmp(name, ".plt.sec") == 0 &&
-			   sh.sh_type == SHT_PROGBITS) {
-			sec = scn;
-		}
-	}
-	Elf_Scn *code = sec ? sec : plt;
-	Elf_Data *rd, *dd, *sd, *cd;
-	Elf_Scn *dyn;
-	if (!rela || !code || !rela_sh.sh_entsize ||
-	    !gelf_getshdr(code, &code_sh) ||
-	    !(cd = elf_getdata(code, NULL)) || !cd->d_buf ||
-	    !(rd = elf_getdata(rela, NULL)) ||
-	    !(dyn = elf_getscn(f->elf, rela_sh.sh_link)) ||
-	    !gelf_getshdr(dyn, &dyn_sh) || !(dd = elf_getdata(dyn, NULL)) ||
-	    !(sd = elf_getdata(elf_getscn(f->elf, dyn_sh.sh_link), NULL)) ||
-	    !sd->d_buf)
-		return;
-	size_t count = rd->d_size / rela_sh.sh_entsize, n = 0;
-	struct plt_slot *slot = xcalloc(count ? count : 1, sizeof(*slot));
-	for (size_t i = 0; i < count; i++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		if (!gelf_getrela(rd, (int)i, &r) ||
-		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
-		    !sym.st_name || sym.st_name >= sd->d_size)
-			continue;
-		const char *name = (const char *)sd->d_buf + sym.st_name;
-		slot[n++] = (struct plt_slot){
-			.got = r.r_offset, .name = name,
-			.len = strnlen(name, sd->d_size - sym.st_name),
-		};
-	}
-	qsort(slot, n, sizeof(*slot), cmp_slot);
-	/* The entries whose slot is named, then their names in one
-	 * buffer, with the table again: its symbols are already one per
-	 * address, so their binding only has to rank them above these. */
-	size_t entries = cd->d_size / PLT_ENTRY, k = 0, bytes = 0;
-	struct raw_sym *v = xcalloc(t->n + entries + 1, sizeof(*v));
-	const struct plt_slot **of = xcalloc(entries + 1, sizeof(*of));
-	for (size_t e = 0; e < entries && n; e++) {
-		uint64_t addr = code_sh.sh_addr + e * PLT_ENTRY, got;
-		struct plt_slot key;
-		if (!plt_entry_slot((const uint8_t *)cd->d_buf + e * PLT_ENTRY,
-				    addr, &got))
-			continue;
-		key.got = got;
-		const struct plt_slot *hit =
-			bsearch(&key, slot, n, sizeof(*slot), cmp_slot);
-		if (!hit)
-			continue;
-		v[t->n + k] = (struct raw_sym){
-			.sym = { .addr = addr, .size = PLT_ENTRY },
-			.bind = STB_LOOS,
-		};
-		of[k++] = hit;
-		bytes += hit->len + sizeof("@plt");
-	}
-	if (k) {
+	struct plt_entry *v = plt_entries(f, shstrndx, &n);
+	size_t bytes = n ? name_entries(f, v, n) : 0, k = 0;
+	if (bytes) {
+		/* The named ones, their names in one buffer, by address. */
+		struct elfsym_sym *e = xcalloc(n, sizeof(*e));
 		char *at = t->plt_names = xmalloc(bytes);
-		for (size_t i = 0; i < k; i++) {
-			memcpy(at, of[i]->name, of[i]->len);
-			memcpy(at + of[i]->len, "@plt", sizeof("@plt"));
-			v[t->n + i].sym.name = at;
-			at += of[i]->len + sizeof("@plt");
+		for (size_t i = 0; i < n; i++) {
+			if (!v[i].name)
+				continue;
+			memcpy(at, v[i].name, v[i].len);
+			memcpy(at + v[i].len, "@plt", sizeof("@plt"));
+			e[k++] = (struct elfsym_sym){ .addr = v[i].addr,
+						      .size = v[i].size,
+						      .name = at };
+			at += v[i].len + sizeof("@plt");
 		}
-		for (size_t i = 0; i < t->n; i++)
-			v[i] = (struct raw_sym){ .sym = t->syms[i],
-						 .bind = STB_GLOBAL };
-		size_t total = t->n + k;
+		qsort(e, k, sizeof(*e), cmp_sym_addr);
+		/* Merged into the table; at an address that has a symbol,
+		 * the symbol stays. */
+		struct elfsym_sym *m = xcalloc(t->n + k, sizeof(*m));
+		size_t i = 0, j = 0, out = 0;
+		while (i < t->n || j < k) {
+			if (j == k || (i < t->n && t->syms[i].addr <= e[j].addr)) {
+				if (j < k && t->syms[i].addr == e[j].addr)
+					j++;
+				m[out++] = t->syms[i++];
+			} else {
+				m[out++] = e[j++];
+			}
+		}
 		free(t->syms);
-		build_table(t, v, total);
+		t->syms = m;
+		t->n = out;
+		free(e);
 	}
-	free(of);
 	free(v);
-	free(slot);
 }
 
 /* Reads the symbols of an open file into a new table, or NULL with why. */
