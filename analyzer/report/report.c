@@ -617,6 +617,7 @@ report_nosym_note(FILE *out, const struct profile *p)
 	free(none);
 	free(part);
 }
+
 static int
 cmp_thread_weight(const void *a, const void *b)
 {

@@ -54,9 +54,9 @@ report_threads(const struct profile *p);
 /* The sampling rate the run delivered, into *hz: samples per second of
  * the CPU time the source samples, as the footer records it: user time
  * for a source of user-mode time only (the perf source), user+system
- * otherwise (the header's "N Hz delivered"). Returns false, leaving *hz alone, when there is none: no
- * footer, no CPU time, or the wall clock (whose samples are not of CPU
- * time). */
+ * otherwise (the header's "N Hz delivered"). Returns false, leaving *hz
+ * alone, when there is none: no footer, no CPU time, or the wall clock
+ * (whose samples are not of CPU time). */
 bool
 report_delivered_hz(const struct profile_header *h, double *hz);
 
