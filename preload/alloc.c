@@ -697,7 +697,7 @@ malloc_slow(size_t n)
 	return p;
 }
 
-PUBLIC void *
+WRAPPER void *
 malloc(size_t n)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -727,7 +727,7 @@ calloc_slow(size_t k, size_t size, size_t n)
 	return p;
 }
 
-PUBLIC void *
+WRAPPER void *
 calloc(size_t k, size_t size)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -773,14 +773,14 @@ aligned(real_memalign_fn call, size_t align, size_t n, enum spool_alloc_fn fn)
 	return call(align, n);
 }
 
-PUBLIC void *
+WRAPPER void *
 aligned_alloc(size_t align, size_t n)
 {
 	return aligned(REAL(aligned_alloc), align, n,
 		       SPOOL_ALLOC_FN_ALIGNED_ALLOC);
 }
 
-PUBLIC void *
+WRAPPER void *
 memalign(size_t align, size_t n)
 {
 	return aligned(REAL(memalign), align, n, SPOOL_ALLOC_FN_MEMALIGN);
@@ -798,13 +798,13 @@ call_pvalloc(size_t align, size_t n)
 	return REAL(pvalloc)(n);
 }
 
-PUBLIC void *
+WRAPPER void *
 valloc(size_t n)
 {
 	return aligned(call_valloc, 0, n, SPOOL_ALLOC_FN_VALLOC);
 }
 
-PUBLIC void *
+WRAPPER void *
 pvalloc(size_t n)
 {
 	/* pvalloc rounds the size up to whole pages: so do its bytes. */
@@ -832,7 +832,7 @@ posix_memalign_slow(void **out, size_t align, size_t n)
 	return rc;
 }
 
-PUBLIC int
+WRAPPER int
 posix_memalign(void **out, size_t align, size_t n)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -895,7 +895,7 @@ call_realloc(const struct realloc_call *c)
 	return REAL(realloc)(c->p, c->n);
 }
 
-PUBLIC void *
+WRAPPER void *
 realloc(void *p, size_t n)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -914,7 +914,7 @@ realloc(void *p, size_t n)
 /* reallocarray is realloc after an overflow check, and is done so here:
  * the C library's own reallocarray calls realloc through its public
  * name, which would count and sample the same bytes twice. */
-PUBLIC void *
+WRAPPER void *
 reallocarray(void *p, size_t k, size_t size)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -937,7 +937,7 @@ reallocarray(void *p, size_t k, size_t size)
 
 /* ---- releasing wrappers ---- */
 
-PUBLIC void
+WRAPPER void
 free(void *p)
 {
 	count(&alloc_self, SPOOL_ALLOC_FN_FREE);
@@ -948,7 +948,7 @@ free(void *p)
 /* C23. Where the C library lacks them (glibc before 2.41) they are
  * what C23 says they are, free(p), so a program that finds them through
  * dlsym gets the right thing. */
-PUBLIC void
+WRAPPER void
 free_sized(void *p, size_t n)
 {
 	count(&alloc_self, SPOOL_ALLOC_FN_FREE_SIZED);
@@ -956,7 +956,7 @@ free_sized(void *p, size_t n)
 		REAL(free_sized)(p, n);
 }
 
-PUBLIC void
+WRAPPER void
 free_aligned_sized(void *p, size_t align, size_t n)
 {
 	count(&alloc_self, SPOOL_ALLOC_FN_FREE_ALIGNED_SIZED);
@@ -986,7 +986,7 @@ mallocx_slow(size_t n, int flags)
 	return p;
 }
 
-PUBLIC void *
+WRAPPER void *
 mallocx(size_t n, int flags)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -1005,7 +1005,7 @@ call_rallocx(const struct realloc_call *c)
 	return REAL(rallocx)(c->p, c->n, c->flags);
 }
 
-PUBLIC void *
+WRAPPER void *
 rallocx(void *p, size_t n, int flags)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -1040,7 +1040,7 @@ xallocx_slow(void *p, size_t n, size_t extra, int flags)
 	return r;
 }
 
-PUBLIC size_t
+WRAPPER size_t
 xallocx(void *p, size_t n, size_t extra, int flags)
 {
 	struct alloc_tls *a = &alloc_self;
@@ -1058,7 +1058,7 @@ xallocx(void *p, size_t n, size_t extra, int flags)
 	return r;
 }
 
-PUBLIC void
+WRAPPER void
 sdallocx(void *p, size_t n, int flags)
 {
 	count(&alloc_self, SPOOL_ALLOC_FN_SDALLOCX);
@@ -1066,7 +1066,7 @@ sdallocx(void *p, size_t n, int flags)
 		REAL(sdallocx)(p, n, flags);
 }
 
-PUBLIC void
+WRAPPER void
 dallocx(void *p, int flags)
 {
 	count(&alloc_self, SPOOL_ALLOC_FN_DALLOCX);

@@ -379,54 +379,54 @@ cxx_new_slow(enum cxx_op op, size_t n, size_t align, const void *nt)
 		return p_;                                                   \
 	} while (0)
 
-PUBLIC void *
+WRAPPER void *
 _Znwm(size_t n)
 {
 	CXX_NEW_BODY(CXX_NEW, n, 0, NULL, ((new_fn)f_)(n));
 }
 
-PUBLIC void *
+WRAPPER void *
 _Znam(size_t n)
 {
 	CXX_NEW_BODY(CXX_NEW_ARRAY, n, 0, NULL, ((new_fn)f_)(n));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnwmRKSt9nothrow_t(size_t n, const void *nt)
 {
 	CXX_NEW_BODY(CXX_NEW_NOTHROW, n, 0, nt,
 		     ((new_nothrow_fn)f_)(n, nt));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnamRKSt9nothrow_t(size_t n, const void *nt)
 {
 	CXX_NEW_BODY(CXX_NEW_ARRAY_NOTHROW, n, 0, nt,
 		     ((new_nothrow_fn)f_)(n, nt));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnwmSt11align_val_t(size_t n, size_t align)
 {
 	CXX_NEW_BODY(CXX_NEW_ALIGNED, n, align, NULL,
 		     ((new_aligned_fn)f_)(n, align));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnamSt11align_val_t(size_t n, size_t align)
 {
 	CXX_NEW_BODY(CXX_NEW_ARRAY_ALIGNED, n, align, NULL,
 		     ((new_aligned_fn)f_)(n, align));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align, const void *nt)
 {
 	CXX_NEW_BODY(CXX_NEW_ALIGNED_NOTHROW, n, align, nt,
 		     ((new_aligned_nothrow_fn)f_)(n, align, nt));
 }
 
-PUBLIC void *
+WRAPPER void *
 _ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align, const void *nt)
 {
 	CXX_NEW_BODY(CXX_NEW_ARRAY_ALIGNED_NOTHROW, n, align, nt,
@@ -502,81 +502,81 @@ cxx_delete_slow(enum cxx_op op, void *p, uintptr_t x, uintptr_t y)
 		cxx_delete_slow((op), (p), (uintptr_t)(x), (uintptr_t)(y));  \
 	} while (0)
 
-PUBLIC void
+WRAPPER void
 _ZdlPv(void *p)
 {
 	CXX_DELETE_BODY(CXX_DELETE, p, 0, 0, ((delete_fn)f_)(p));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPv(void *p)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY, p, 0, 0, ((delete_fn)f_)(p));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdlPvm(void *p, size_t n)
 {
 	CXX_DELETE_BODY(CXX_DELETE_SIZED, p, n, 0, ((delete_1_fn)f_)(p, n));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPvm(void *p, size_t n)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED, p, n, 0,
 			((delete_1_fn)f_)(p, n));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
 {
 	CXX_DELETE_BODY(CXX_DELETE_NOTHROW, p, nt, 0,
 			((delete_nothrow_fn)f_)(p, nt));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY_NOTHROW, p, nt, 0,
 			((delete_nothrow_fn)f_)(p, nt));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdlPvSt11align_val_t(void *p, size_t align)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ALIGNED, p, align, 0,
 			((delete_1_fn)f_)(p, align));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPvSt11align_val_t(void *p, size_t align)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED, p, align, 0,
 			((delete_1_fn)f_)(p, align));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align)
 {
 	CXX_DELETE_BODY(CXX_DELETE_SIZED_ALIGNED, p, n, align,
 			((delete_sized_aligned_fn)f_)(p, n, align));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY_SIZED_ALIGNED, p, n, align,
 			((delete_sized_aligned_fn)f_)(p, n, align));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ALIGNED_NOTHROW, p, align, nt,
 			((delete_aligned_nothrow_fn)f_)(p, align, nt));
 }
 
-PUBLIC void
+WRAPPER void
 _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align, const void *nt)
 {
 	CXX_DELETE_BODY(CXX_DELETE_ARRAY_ALIGNED_NOTHROW, p, align, nt,

@@ -20,6 +20,21 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define PUBLIC __attribute__((visibility("default")))
 
+/* What every wrapper of an allocating or releasing function is defined
+ * with: exported, each starting a 64-byte line of code, all of them in a
+ * section of their own, which GNU ld and lld place at the start of the
+ * library's .text (".text.hot.*"). A wrapper's fast path, from its entry
+ * to its jump into the real function, then lies in one line (malloc's is
+ * 25 bytes, free's 44, operator new's 38 to 59; all but pvalloc's and
+ * reallocarray's fit), the unit in which the CPU fetches, caches decoded
+ * instructions and predicts branches, and stays there whatever is edited
+ * elsewhere in the library. A fast path split over two lines cost the
+ * malloc+free loop of scripts/bench-shape points more than the same
+ * instructions in one (BENCHMARKS.md); that a line is the unit holds on
+ * every x86-64 CPU, the size of the effect was measured on one. */
+#define WRAPPER                                                             \
+	PUBLIC __attribute__((aligned(64), section(".text.hot.profrun_wrappers")))
+
 /* A thread's state; the fields of the fast path share the first cache
  * line. */
 struct alloc_tls {
