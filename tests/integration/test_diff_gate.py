@@ -25,10 +25,32 @@ import prof
 # the doubling unproven at 5 % over 9 comparisons (p about 0.01): the test
 # failed in one of six runs, two tests running at a time.
 REPS = 5
-SCALE = '1'
 # Samples a base run must have: bench_b's 30 % of them then has at least
 # 150, and its doubling is some 8 standard errors (the gate needs about 3).
 MIN_RUN_SAMPLES = 400
+# The CPU time a base run is sized to: diff_bench does a fixed number of
+# iterations, 0.40 s of CPU at scale 1 on one machine and 0.5 s on
+# another, and a run at 1 kHz has about as many samples as milliseconds.
+# 0.6 s leaves MIN_RUN_SAMPLES a third of margin for a machine whose speed
+# drifts between the calibration and the runs.
+BASE_CPU_S = 0.6
+SCALE = '1'
+
+
+def calibrate(target):
+    """Sets SCALE so that a bare run of target takes about BASE_CPU_S of
+    CPU: the fastest of three runs at scale 1, never below scale 1."""
+    global SCALE
+    best = None
+    for _ in range(3):
+        pid = os.spawnv(os.P_NOWAIT, target, [target, '1'])
+        _, status, ru = os.wait4(pid, 0)
+        if status != 0:
+            raise prof.Fail(f'{target} 1: wait status {status}')
+        cpu = ru.ru_utime + ru.ru_stime
+        best = cpu if best is None else min(best, cpu)
+    SCALE = f'{max(1.0, BASE_CPU_S / max(best, 0.01)):.2f}'
+    print(f'{target}: {best:.3f} s of CPU at scale 1; runs at scale {SCALE}')
 
 
 def runs(target, tag, reps=REPS):
@@ -80,6 +102,7 @@ def identical(base_target, n):
 
 def test():
     base_target, head_target = sys.argv[1], sys.argv[2]
+    calibrate(base_target)
     if len(sys.argv) > 3 and sys.argv[3].startswith('--identical='):
         identical(base_target, int(sys.argv[3].split('=', 1)[1]))
         return
