@@ -31,7 +31,8 @@
  * elsewhere in the library. A fast path split over two lines cost the
  * malloc+free loop of scripts/bench-shape points more than the same
  * instructions in one (BENCHMARKS.md); that a line is the unit holds on
- * every x86-64 CPU, the size of the effect was measured on one. */
+ * every x86-64 CPU, the size of the effect was measured on one.
+ * tests/integration/test_wrapper_layout.py checks the layout. */
 #define WRAPPER                                                             \
 	PUBLIC __attribute__((aligned(64), section(".text.hot.profrun_wrappers")))
 
