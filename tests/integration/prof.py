@@ -63,6 +63,26 @@ def share_scale(timer=None):
     return TICK_SCALE if timer in ('posix', 'itimer') else SHARE_SCALE
 
 
+def scale_for_cpu(target, cpu_s, runs=3):
+    """The scale (argv[1]) at which target, a program of tests/targets
+    that does a fixed number of iterations, takes about cpu_s seconds of
+    CPU on this machine: from the fastest of `runs` bare runs at scale 1,
+    never below 1; as the string to pass. A fixed scale gives a test's
+    sample floor no margin on a faster machine (diff_bench: 0.5 s of CPU
+    where it was written, 0.40 s on another)."""
+    best = None
+    for _ in range(runs):
+        pid = os.spawnv(os.P_NOWAIT, target, [target, '1'])
+        _, status, ru = os.wait4(pid, 0)
+        if status != 0:
+            raise Fail(f'{target} 1: wait status {status}')
+        cpu = ru.ru_utime + ru.ru_stime
+        best = cpu if best is None else min(best, cpu)
+    scale = f'{max(1.0, cpu_s / max(best, 0.01)):.2f}'
+    print(f'{target}: {best:.3f} s of CPU at scale 1; runs at scale {scale}')
+    return scale
+
+
 class Fail(Exception):
     """The behaviour under test is wrong."""
 

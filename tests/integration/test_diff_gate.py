@@ -39,18 +39,9 @@ SCALE = '1'
 
 def calibrate(target):
     """Sets SCALE so that a bare run of target takes about BASE_CPU_S of
-    CPU: the fastest of three runs at scale 1, never below scale 1."""
+    CPU."""
     global SCALE
-    best = None
-    for _ in range(3):
-        pid = os.spawnv(os.P_NOWAIT, target, [target, '1'])
-        _, status, ru = os.wait4(pid, 0)
-        if status != 0:
-            raise prof.Fail(f'{target} 1: wait status {status}')
-        cpu = ru.ru_utime + ru.ru_stime
-        best = cpu if best is None else min(best, cpu)
-    SCALE = f'{max(1.0, BASE_CPU_S / max(best, 0.01)):.2f}'
-    print(f'{target}: {best:.3f} s of CPU at scale 1; runs at scale {SCALE}')
+    SCALE = prof.scale_for_cpu(target, BASE_CPU_S)
 
 
 def runs(target, tag, reps=REPS):

@@ -42,6 +42,9 @@ LABEL_W = 180  # report.js: the track labels' width
 TRACK_H = 16   # report.js: a track's height
 HEAP_H = 44    # report.js: a heap track's height
 MIN_DIFF_SAMPLES = 400  # a base run's: bench_b then has some 120
+# The CPU a base run is sized to (prof.scale_for_cpu): about 600 samples,
+# a third over MIN_DIFF_SAMPLES on any machine.
+DIFF_BASE_CPU_S = 0.6
 
 
 
@@ -229,9 +232,9 @@ def test_processes(b, target):
 
 # ---- diff ----
 
-def spool_of(target, tag):
+def spool_of(target, tag, scale):
     spool = os.path.join(prof.tmpdir(), f'{tag}.spool')
-    r = prof.profrun(['-q', '-F', '1000', '-o', spool, '--', target, '1'])
+    r = prof.profrun(['-q', '-F', '1000', '-o', spool, '--', target, scale])
     if r.returncode != 0:
         raise prof.Fail(f'{target}: exit {r.returncode}\n{r.stderr}')
     return spool
@@ -254,8 +257,9 @@ def redness(fill):
 
 
 def test_diff(b, base_target, head_target):
-    base = spool_of(base_target, 'base')
-    new = spool_of(head_target, 'new')
+    scale = prof.scale_for_cpu(base_target, DIFF_BASE_CPU_S)
+    base = spool_of(base_target, 'base', scale)
+    new = spool_of(head_target, 'new', scale)
     _, rep = prof.analyze(base)
     if prof.field(rep, 'samples') < MIN_DIFF_SAMPLES:
         raise prof.Fail(f'{base}: {rep["samples"]} samples, too few')
