@@ -5,8 +5,10 @@ wall_split's main thread works 10 ms of CPU (cpu_part), sleeps 20 ms
 (sleep_part) and waits 10 ms on a condition variable (wait_part), 20
 times; its second thread is blocked in read (io_wait) for the whole run.
 Under the wall clock:
-- sleep_part and wait_part get 2:1 of the blocked time, and io_wait about
-  the run's elapsed time (the target prints it);
+- sleep_part and wait_part get the time the target measured them
+  blocked (it prints it: nominally 0.4 and 0.2 s, more when a loaded
+  machine lets them oversleep), and io_wait about the run's elapsed time
+  (the target prints it too);
 - cpu_part gets its CPU time, as under the CPU clock;
 - the header says so, and the records of blocked time are counted.
 Under the CPU clock the blocked functions get nothing. And the blocking
@@ -39,22 +41,30 @@ def test():
     if not m:
         raise prof.Fail(f'wall_split printed no elapsed time: {p.stdout}')
     elapsed = float(m.group(1))
+    truth = dict((k, float(v)) for k, v in re.findall(
+        r'^(sleep_part|wait_part) ([0-9.]+)$', p.stdout, re.M))
+    if len(truth) != 2:
+        raise prof.Fail(f'wall_split printed no times of its parts: '
+                        f'{p.stdout}')
     got = {n: seconds(rep, n) for n in ('cpu_part', 'sleep_part',
                                         'wait_part', 'io_wait')}
     print(f'elapsed {elapsed:.3f} s; clock {rep["clock"]}; blocked '
           f'{rep["blocked_seconds"]:.3f} of {rep["sampled_seconds"]:.3f} s;',
-          {k: round(v, 3) for k, v in got.items()})
+          {k: round(v, 3) for k, v in got.items()}, '; measured by the '
+          f'target:', {k: round(v, 3) for k, v in truth.items()})
     if prof.field(rep, 'clock') != 'wall':
         raise prof.Fail(f'clock is {rep["clock"]}, want wall')
     # sleep_part and wait_part sit in the kernel for 20 and 10 ms a round
-    # (0.4 and 0.2 s); the walks may miss a tick at the start of each.
-    for name, want in (('sleep_part', 0.4), ('wait_part', 0.2)):
+    # (0.4 and 0.2 s) and more when they oversleep; the poller's looks
+    # (1 ms apart, stretched under load) may miss the start and the end
+    # of each of the 20 episodes. The check is against what the target
+    # measured: a fixed 2:1 ratio failed a loaded run whose sleeps
+    # overslept more than its waits (0.44 and 0.183 s).
+    for name in ('sleep_part', 'wait_part'):
+        want = truth[name]
         if not 0.75 * want <= got[name] <= 1.25 * want:
             raise prof.Fail(f'{name}: {got[name]:.3f} s blocked, want '
-                            f'{want} s +- 25%')
-    ratio = got['sleep_part'] / max(got['wait_part'], 1e-9)
-    if not 1.6 <= ratio <= 2.4:
-        raise prof.Fail(f'sleep_part / wait_part = {ratio:.2f}, want 2')
+                            f'{want:.3f} s (measured by the target) +- 25%')
     # io_wait is blocked from its start to the end of the run.
     if not 0.85 * elapsed <= got['io_wait'] <= 1.05 * elapsed:
         raise prof.Fail(f'io_wait: {got["io_wait"]:.3f} s, want about the '
