@@ -18,24 +18,22 @@ import sys
 import prof
 
 LINE = 64
-# Every function preload/alloc.c and alloc_cxx.c define with WRAPPER.
-WRAPPERS = [
-    'malloc', 'calloc', 'aligned_alloc', 'memalign', 'valloc', 'pvalloc',
-    'posix_memalign', 'realloc', 'reallocarray', 'free', 'free_sized',
-    'free_aligned_sized', 'mallocx', 'rallocx', 'xallocx', 'sdallocx',
-    'dallocx',
-    '_Znwm', '_Znam', '_ZnwmRKSt9nothrow_t', '_ZnamRKSt9nothrow_t',
-    '_ZnwmSt11align_val_t', '_ZnamSt11align_val_t',
-    '_ZnwmSt11align_val_tRKSt9nothrow_t', '_ZnamSt11align_val_tRKSt9nothrow_t',
-    '_ZdlPv', '_ZdaPv', '_ZdlPvm', '_ZdaPvm', '_ZdlPvRKSt9nothrow_t',
-    '_ZdaPvRKSt9nothrow_t', '_ZdlPvSt11align_val_t', '_ZdaPvSt11align_val_t',
-    '_ZdlPvmSt11align_val_t', '_ZdaPvmSt11align_val_t',
-    '_ZdlPvSt11align_val_tRKSt9nothrow_t',
-    '_ZdaPvSt11align_val_tRKSt9nothrow_t',
-]
 # The ones whose fast path must fit: what programs call most.
 HOT = ['malloc', 'calloc', 'realloc', 'free', '_Znwm', '_Znam', '_ZdlPv',
        '_ZdaPv', '_ZdlPvm', '_ZdaPvm']
+
+
+def wrappers():
+    """The functions preload/alloc.c and alloc_cxx.c define with WRAPPER:
+    the name on the line after each WRAPPER line."""
+    names = []
+    for f in ('alloc.c', 'alloc_cxx.c'):
+        path = os.path.join(os.environ['PROFRUN_SOURCE_ROOT'], 'preload', f)
+        with open(path) as src:
+            lines = src.read().splitlines()
+        names += [lines[i + 1].split('(')[0] for i, line in
+                  enumerate(lines) if line.startswith('WRAPPER ')]
+    return names
 
 
 def symbols(lib):
@@ -87,6 +85,10 @@ def test():
         if not shutil.which(tool):
             raise prof.Fail(f'{tool} not found (binutils is a build '
                             f'dependency)')
+    WRAPPERS = wrappers()
+    if not set(HOT) <= set(WRAPPERS):
+        raise prof.Fail(f'not defined with WRAPPER: '
+                        f'{sorted(set(HOT) - set(WRAPPERS))}')
     syms = symbols(lib)
     missing = [w for w in WRAPPERS if w not in syms]
     if missing:
