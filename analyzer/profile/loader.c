@@ -84,6 +84,10 @@ struct load {
 	uint64_t *tmp;           /* one stack's PCs, decoded */
 	size_t tmp_cap;
 	uint64_t unknown_stacks; /* references to stacks never defined */
+	/* The space profile's allocations that --thread and --from/--to
+	 * select, whether or not the view selects them too: their count,
+	 * bytes and variance, and the variance of those it does. */
+	struct { uint64_t n; double bytes, var, view_var; } sel;
 	/* Samples of a stack a SAMPLES record refers to, by thread: the
 	 * first is added as it comes (so functions and tree nodes are made
 	 * in the order a SAMPLE record's would make them), the others are
@@ -1070,6 +1074,21 @@ take_alloc(struct load *l, const struct spool_sample *s, uint64_t size,
 	call_hook(l, opts, s, l->stack, n, s->weight, 1, 0);
 }
 
+/* Counts an allocation of size bytes and weight that --thread and
+ * --from/--to select into l->sel; returns in_view, whether the view
+ * selects it too. */
+static bool
+count_selected(struct load *l, uint64_t weight, uint64_t size, bool in_view)
+{
+	double var = space_sample_var(weight, size);
+	l->sel.n++;
+	l->sel.bytes += (double)weight;
+	l->sel.var += var;
+	if (in_view)
+		l->sel.view_var += var;
+	return in_view;
+}
+
 /* The allocations of an ALLOCS record that the view selected, *k counting
  * the allocations read so far, as second_pass_space: the entries read
  * here are those take_space logged, as both stop at the same one. */
@@ -1089,8 +1108,11 @@ take_space_entries(struct load *l, const struct spool_rec *r,
 	bool wanted = !opts || thread_wanted(l, opts, h.tid);
 	spool_space_begin(&c, &h);
 	while (spool_space_next(&c, &e) == 1) {
-		if (e.release || !selected[(*k)++] || !wanted ||
-		    !in_window(l, opts, e.time_ns))
+		if (e.release)
+			continue;
+		bool in_view = selected[(*k)++];
+		if (!wanted || !in_window(l, opts, e.time_ns) ||
+		    !count_selected(l, e.weight, e.size, in_view))
 			continue;
 		struct spool_sample s = { .time_ns = e.time_ns, .tid = h.tid,
 					  .weight = e.weight };
@@ -1122,9 +1144,12 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			take_space_entries(l, &r, selected, &k, opts);
 			continue;
 		}
-		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
-		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)) ||
-		    !in_window(l, opts, a.time_ns))
+		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0)
+			continue;
+		bool in_view = selected[k++];
+		if ((opts && !thread_wanted(l, opts, a.tid)) ||
+		    !in_window(l, opts, a.time_ns) ||
+		    !count_selected(l, a.weight, a.size, in_view))
 			continue;
 		struct spool_sample s = {
 			.time_ns = a.time_ns, .tid = a.tid,
@@ -1135,6 +1160,22 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 		take_alloc(l, &s, a.size, opts);
 	}
 	warn_unknown_stacks(l);
+}
+
+/* A space profile's header describes what --thread and --from/--to
+ * select: the bytes allocated then, and the expected errors, are theirs
+ * (the second pass counted them); the allocations the spool holds stay
+ * the run's (alloc_records). */
+static void
+take_selection(struct load *l, const struct loader_opts *opts)
+{
+	struct profile_header *h = &l->prof->hdr;
+	h->window_allocs = l->sel.n;
+	if (!opts || (!opts->window && !opts->nthreads))
+		return;
+	h->space.alloc_bytes = l->sel.bytes;
+	h->space.alloc_var = l->sel.var;
+	h->space.view_var = l->sel.view_var;
 }
 
 /* Time or space, and for space the view's selection (NULL for time). */
@@ -1215,10 +1256,13 @@ loader_read(const char *path, const struct loader_opts *opts)
 	resolver_set_perfmap(l.res, l.perfmap);
 	spool_cursor_init(&c, b.data, b.size);
 	l.dropped = 0;
-	if (selected)
+	l.prof->hdr.run_samples = p1.samples;
+	if (selected) {
 		second_pass_space(&l, &c, p1.stop, selected, opts);
-	else
+		take_selection(&l, opts);
+	} else {
 		second_pass(&l, &c, p1.stop, opts);
+	}
 	progress_end(&l);
 	for (size_t i = 0; opts && opts->nthreads && i < l.prof->nthreads; i++)
 		l.prof->threads[i].excluded =

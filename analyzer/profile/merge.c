@@ -187,6 +187,8 @@ merge_header(struct profile_header *h, const struct profile_header *s,
 		h->process_flags |= s->process_flags;
 	}
 	h->cpu_ns = sat_add(h->cpu_ns, s->cpu_ns);
+	h->run_samples = sat_add(h->run_samples, s->run_samples);
+	h->window_allocs = sat_add(h->window_allocs, s->window_allocs);
 	h->sampled_cpu_ns = sat_add(h->sampled_cpu_ns, s->sampled_cpu_ns);
 	if (s->end_mono_ns > h->end_mono_ns)
 		h->end_mono_ns = s->end_mono_ns;

@@ -233,6 +233,9 @@ struct profile_header {
 	uint64_t drops[SPOOL_DROP_MAX_]; /* by enum spool_drop (complete) */
 	uint32_t drops_corrupt; /* bit c: the footer's drops[c] made no
 				 * sense; it is unknown and counted as 0 */
+	/* Time samples the spools hold, of every thread and time (the
+	 * samples added are those --thread and --from/--to select). */
+	uint64_t run_samples;
 	/* Counted while samples are added: */
 	uint64_t samples;
 	uint64_t weight;       /* sum of all sample weights */
@@ -256,6 +259,9 @@ struct profile_header {
 	 * window_to_ns (UINT64_MAX: the end) after start_mono_ns. */
 	bool window;
 	uint64_t window_from_ns, window_to_ns;
+	/* A space profile's sampled allocations in the window and the
+	 * --thread threads (all of them when neither is given). */
+	uint64_t window_allocs;
 	struct profile_space space; /* kind PROFILE_KIND_SPACE */
 };
 

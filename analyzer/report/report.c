@@ -119,7 +119,9 @@ report_delivered_hz(const struct profile_header *h, double *hz)
 {
 	if (h->clock == SPOOL_CLOCK_WALL || !h->complete || !h->sampled_cpu_ns)
 		return false;
-	*hz = (double)h->samples / report_seconds(h->sampled_cpu_ns);
+	/* All the run's samples: --thread and --from/--to select fewer but
+	 * leave the CPU time the run's. */
+	*hz = (double)h->run_samples / report_seconds(h->sampled_cpu_ns);
 	return true;
 }
 
@@ -421,7 +423,12 @@ window_line(FILE *out, const struct profile *p)
 	const struct profile_header *h = &p->hdr;
 	if (!h->window)
 		return;
-	fprintf(out, "Window: the samples taken from %.3f s ",
+	bool space = h->kind == PROFILE_KIND_SPACE;
+	fprintf(out, "Window: %llu of the %llu %s, those taken from %.3f s ",
+		(unsigned long long)(space ? h->window_allocs : h->samples),
+		(unsigned long long)(space ? h->space.alloc_records
+					   : h->run_samples),
+		space ? "sampled allocations" : "samples",
 		(double)h->window_from_ns / 1e9);
 	if (h->window_to_ns == UINT64_MAX)
 		fputs("after the program's start to its end", out);
@@ -510,7 +517,7 @@ report_header(FILE *out, const struct profile *p)
 		return;
 	}
 	fprintf(out, "Sampling stopped after %llu samples taken for the "
-		"time profiler.\n\n", (unsigned long long)p->hdr.samples);
+		"time profiler.\n\n", (unsigned long long)p->hdr.run_samples);
 	represents_line(out, p);
 	source_line(out, p);
 	resolution_line(out, p);

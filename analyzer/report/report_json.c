@@ -144,6 +144,8 @@ write_header(struct json *j, const struct profile *p)
 	json_string(j, "time");
 	json_key(j, "samples");
 	json_uint(j, h->samples);
+	json_key(j, "samples_taken");
+	json_uint(j, h->run_samples);
 	key_uint_or_null(j, "period_ns", pr, h->period_ns);
 	json_key(j, "timer");
 	json_string(j, pr ? spool_timer_name(h->timer) : NULL);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --from/--to: one thread sampled every millisecond for 10 s (sample k
 # at k ms after the start, k = 1..10000): the window [2 s, 5 s) holds
-# samples 2000 to 4999, 3000 of them, in the report and in an export;
+# samples 2000 to 4999, 3000 of them, in the report and in an export,
+# while the header's samples taken and delivered rate stay the run's;
 # --from alone runs to the end; --to before --from is a usage error.
 # usage: window.sh GENSPOOL PROFANALYZE
 set -u
@@ -18,15 +19,20 @@ check() { # what, expected, actual
 	fi
 }
 "$ana" --from=2 --to=5 "$tmp/w.spool" >"$tmp/flat" 2>&1
-check "flat samples" "Sampling stopped after 3000 samples taken for the time profiler." \
+check "flat samples" "Sampling stopped after 10000 samples taken for the time profiler." \
 	"$(head -1 "$tmp/flat")"
-check "window line" "Window: the samples taken from 2.000 s to 5.000 s after the program's start (--from, --to)." \
+check "window line" "Window: 3000 of the 10000 samples, those taken from 2.000 s to 5.000 s after the program's start (--from, --to)." \
 	"$(grep '^Window:' "$tmp/flat")"
+# The rate is the run's: all its samples over all its CPU time.
+check "delivered rate" "Time source: perf task-clock, 1000 Hz requested, 1000 Hz delivered in user mode, 1 thread." \
+	"$(grep '^Time source:' "$tmp/flat")"
+check "sampled time" "Sample represents 3.0 seconds of user CPU time (out of a total of 10.0 user+system)." \
+	"$(grep '^Sample represents' "$tmp/flat")"
 "$ana" --from=2 --to=5 --format=folded "$tmp/w.spool" >"$tmp/folded" 2>&1
 check "folded samples" 3000 "$(awk '{s += $NF} END {print s}' "$tmp/folded")"
 "$ana" --from=9.5 "$tmp/w.spool" >"$tmp/from" 2>&1
-check "--from alone" "Sampling stopped after 501 samples taken for the time profiler." \
-	"$(head -1 "$tmp/from")"
+check "--from alone" "Window: 501 of the 10000 samples, those taken from 9.500 s after the program's start to its end (--from, --to)." \
+	"$(grep '^Window:' "$tmp/from")"
 "$ana" --from=5 --to=2 "$tmp/w.spool" >/dev/null 2>&1
 check "--to before --from" 2 "$?"
 exit $fail
