@@ -13,7 +13,8 @@
  * in it is written \u003c (valid JSON, only ever inside strings), so no
  * name can end the script element.
  *
- * Every sampled allocation of the spools (whatever the profile's kind) is
+ * Every sampled allocation of the spools (whatever the profile's kind and
+ * view; of the threads and window --thread and --from/--to select) is
  * there too, "heap": its time, weight, size and when it was freed, for
  * the page's allocation rate and estimated heap over time; and each
  * spool's process, "processes", with its parent among them, for the

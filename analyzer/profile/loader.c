@@ -1212,6 +1212,23 @@ choose_kind(struct load *l, const struct pass1 *p1,
 	return sel;
 }
 
+/* Passes the spool's allocations to opts->space_hook with those that
+ * --thread and --from/--to select. */
+static void
+call_space_hook(struct load *l, const struct loader_opts *opts)
+{
+	const struct space_log *log = &l->space;
+	bool *sel = NULL;
+	if (opts->window || opts->nthreads) {
+		sel = xcalloc(log->nallocs + 1, sizeof(*sel));
+		for (size_t i = 0; i < log->nallocs; i++)
+			sel[i] = thread_wanted(l, opts, log->allocs[i].tid) &&
+				 in_window(l, opts, log->allocs[i].time_ns);
+	}
+	opts->space_hook(opts->space_hook_arg, log, sel);
+	free(sel);
+}
+
 struct profile *
 loader_read(const char *path, const struct loader_opts *opts)
 {
@@ -1243,7 +1260,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 
 	bool *selected = choose_kind(&l, &p1, opts);
 	if (opts && opts->space_hook)
-		opts->space_hook(opts->space_hook_arg, &l.space);
+		call_space_hook(&l, opts);
 	if (opts && opts->window) {
 		l.prof->hdr.window = true;
 		l.prof->hdr.window_from_ns = opts->from_ns;

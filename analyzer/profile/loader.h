@@ -80,10 +80,13 @@ struct loader_opts {
 	 * as without a hook. */
 	bool sample_hook_sums;
 	/* Called once with the spool's allocation records (space.h: every
-	 * sampled allocation and every FREE, whatever the profile's kind,
-	 * view, threads and window), before the samples are added; or NULL.
-	 * log is valid during the call only. */
-	void (*space_hook)(void *arg, const struct space_log *log);
+	 * sampled allocation and every FREE, whatever the profile's kind and
+	 * view), before the samples are added; or NULL. selected[i] says
+	 * whether log->allocs[i] is of the threads and the window that
+	 * nthreads and window select (NULL: there is no such choice, all
+	 * are). Both are valid during the call only. */
+	void (*space_hook)(void *arg, const struct space_log *log,
+			   const bool *selected);
 	void *space_hook_arg;
 	/* --from/--to: only samples taken from from_ns to to_ns (UINT64_MAX:
 	 * the end) after the start of the spool's program (PROCESS

@@ -42,7 +42,7 @@ space_log_alloc(struct space_log *log, const struct spool_alloc *a)
 	      sizeof(*log->allocs));
 	log->allocs[log->nallocs++] = (struct space_alloc_ev){
 		.time_ns = a->time_ns, .address = a->address, .size = a->size,
-		.weight = a->weight, .flags = a->flags,
+		.weight = a->weight, .flags = a->flags, .tid = a->tid,
 	};
 }
 

@@ -36,6 +36,7 @@ struct space_alloc_ev {
 	uint64_t size;
 	uint64_t weight;
 	uint32_t flags;
+	uint32_t tid;
 };
 
 struct space_free_ev {

@@ -174,8 +174,10 @@ on_sample(void *arg, const struct loader_sample *ls)
 	};
 }
 
+/* The allocations of the threads and the window the options select,
+ * with when each was freed (whenever that was). */
 static void
-on_space(void *arg, const struct space_log *log)
+on_space(void *arg, const struct space_log *log, const bool *selected)
 {
 	struct collect *c = arg;
 	struct timeline *t = c->t;
@@ -183,12 +185,16 @@ on_space(void *arg, const struct space_log *log)
 
 	xgrow(&t->allocs, &t->allocs_cap, t->nallocs + log->nallocs,
 	      sizeof(*t->allocs));
-	for (size_t i = 0; i < log->nallocs; i++)
+	for (size_t i = 0; i < log->nallocs; i++) {
+		const struct space_alloc_ev *a = &log->allocs[i];
+		if (selected && !selected[i])
+			continue;
 		t->allocs[t->nallocs++] = (struct timeline_alloc){
-			.time_ns = log->allocs[i].time_ns, .end_ns = ended[i],
-			.weight = log->allocs[i].weight,
-			.size = log->allocs[i].size, .spool = c->spool,
+			.time_ns = a->time_ns, .end_ns = ended[i],
+			.weight = a->weight, .size = a->size,
+			.spool = c->spool,
 		};
+	}
 	free(ended);
 }
 

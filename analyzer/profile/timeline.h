@@ -11,9 +11,10 @@
  * it: functions are matched by name and module, hidden ones skipped, a
  * stack whose outermost frames are all hidden goes to the "..." node.
  *
- * The same read keeps every sampled allocation with the time its block
- * was freed (for the estimated heap over time, whatever the profile's
- * kind) and each spool's process (pid, parent, command line) with its
+ * The same read keeps the sampled allocations of the threads and the
+ * window that --thread and --from/--to select (all of them without),
+ * with the time each block was freed (for the estimated heap over time,
+ * whatever the profile's kind and view) and each spool's process (pid, parent, command line) with its
  * parent among the spools read (family.h).
  */
 #ifndef PROFANALYZE_TIMELINE_H
@@ -43,7 +44,8 @@ struct timeline_track {
 };
 
 /* One sampled allocation of any spool, whatever the profile's kind and
- * view (the estimated heap over time). */
+ * view (the estimated heap over time), of the threads and window
+ * selected. */
 struct timeline_alloc {
 	uint64_t time_ns;
 	uint64_t end_ns; /* when it stopped counting as live (its free):

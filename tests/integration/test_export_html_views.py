@@ -9,7 +9,9 @@ heap       a space profile of space_leak: the timeline has the heap
            its bytes allocated those of --alloc; hovering the live-heap
            row states the figure with its 95 % interval; a time range
            dragged on the timeline gives the bytes allocated in it, which
-           are the weights of the page's allocations in that range.
+           are the weights of the page's allocations in that range;
+           with --from the page holds only the window's allocations, and
+           they add up to --inuse and --alloc with the same --from.
 processes  lifecycle's fork/exec tree (three levels), --children: the page
            lists every process image as --processes does, each under its
            parent (pid, parent, command), with the samples of its spool;
@@ -89,14 +91,17 @@ def heap_pixels(b, rows):
     })()''' % (LABEL_W, rows * TRACK_H, 2 * HEAP_H))
 
 
-def check_heap_totals(b, spool):
+def check_heap_totals(b, spool, window=()):
     final = b.eval('profanalyze.heapAt(Infinity)')
     allocated = b.eval('profanalyze.heapAllocated(-Infinity, Infinity)')
-    _, inuse = prof.analyze(spool, args=('--space', '--inuse', '--json'))
-    _, alloc = prof.analyze(spool, args=('--space', '--alloc', '--json'))
+    _, inuse = prof.analyze(spool, args=('--space', '--inuse', '--json') +
+                            window)
+    _, alloc = prof.analyze(spool, args=('--space', '--alloc', '--json') +
+                            window)
     want_live = prof.field(inuse, 'sampled_bytes')
     want_alloc = prof.field(alloc, 'sampled_bytes')
-    print(f'heap: live at the end {final[0]:.0f} bytes (--inuse '
+    print(f'heap{" " if window else ""}{" ".join(window)}: live at the end '
+          f'{final[0]:.0f} bytes (--inuse '
           f'{want_live}), allocated {allocated[0]:.0f} (--alloc '
           f'{want_alloc}), 95% half-width of the live heap '
           f'{1.96 * final[1] ** 0.5:.0f}')
@@ -126,11 +131,7 @@ def check_heap_range(b, box, data):
     left, top, width, _, _ = box
     plot = width - LABEL_W
     span = sum(data['timeline']['t'])  # report.js: the timeline's extent
-    when, t = [], 0
-    for dt in data['heap']['t']:
-        t += dt
-        when.append(t)
-    when.sort()
+    when = heap_times(data)
     a, z = when[len(when) * 3 // 10], when[len(when) * 7 // 10]
     if not span > 0 or not z > a:
         raise prof.Fail(f'no spread of allocations to drag over: timeline '
@@ -159,6 +160,35 @@ def check_heap_range(b, box, data):
         raise prof.Fail(f'the range did not recompute the views: {total}')
 
 
+def heap_times(data):
+    """The page's allocations' times, microseconds from its start_ns."""
+    when, t = [], 0
+    for dt in data['heap']['t']:
+        t += dt
+        when.append(t)
+    return sorted(when)
+
+
+def check_heap_window(b, spool, data):
+    """--from: the page's heap tracks hold the window's allocations only,
+    which add up to what the reports give with the same --from. The
+    window starts at the time of the middle allocation counted from the
+    page's start (the first sample), which is no earlier than the
+    program's: it keeps at least the later half of them."""
+    when = heap_times(data)
+    window = (f'--from={when[len(when) // 2] / 1e6:.6f}',)
+    path = prof.export(spool, 'html', args=('--space', '--alloc') + window)
+    got = browser.page_data(path).get('heap') or {'t': []}
+    print(f'{window[0]}: {len(got["t"])} of the {len(when)} allocations '
+          f'on the page')
+    if not 0 < len(got['t']) < len(when):
+        raise prof.Fail(f'{window[0]}: the page has {len(got["t"])} of the '
+                        f'{len(when)} allocations')
+    load(b, path, 'heap window')
+    check_heap_totals(b, spool, window)
+    check_clean(b, path, 'heap window')
+
+
 def test_heap(b, target):
     p = prof.profile(target, ['0.25'], opts=['--space-interval=16K'])
     path = prof.export(p.spool, 'html', args=('--space', '--alloc'))
@@ -179,6 +209,7 @@ def test_heap(b, target):
     check_heap_hover(b, box)
     check_heap_range(b, box, data)
     check_clean(b, path, 'heap')
+    check_heap_window(b, p.spool, data)
 
 
 # ---- processes ----
