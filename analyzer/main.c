@@ -83,6 +83,10 @@ enum report_kind {
 struct options {
 	enum report_kind report;
 	bool racket;
+	/* The other reports would show inlined calls as frames (no
+	 * --no-inline): --disassemble and --list take their FUNCTION from
+	 * that profile. */
+	bool shown_inline;
 	unsigned given;       /* GIVEN_* */
 	double threshold_pct;
 	double fractional_pct;
@@ -906,8 +910,10 @@ parse_args(struct options *o, int argc, char **argv)
 		unsetenv("DEBUGINFOD_URLS");
 	/* Their functions are the symbols' (annotate.c reads the spools
 	 * again, one frame per PC). */
-	if (o->report == REPORT_ANNOTATE)
+	if (o->report == REPORT_ANNOTATE) {
+		o->shown_inline = !o->load.resolve.no_inline;
 		o->load.resolve.no_inline = true;
+	}
 	if (o->diff)
 		diff_operands(o, argc, argv);
 	/* A view asks for the space profile. */
@@ -1321,40 +1327,57 @@ read_space_views(const struct options *o, const struct profile *p,
  * before any output when one is not), then the spools read again for
  * their hits. Returns the exit status. */
 static int
-write_annotate(const struct options *o, const struct profile *p)
+write_annotate(struct options *o, const struct profile *p)
 {
 	struct family *fams = xcalloc(o->nspools, sizeof(*fams));
 	size_t n;
+	int ret = EXIT_FAILURE;
+	struct profile *shown = NULL;
+	struct report_outline *outline = NULL;
+	struct annotate *a = NULL;
 	/* (Read before: what there was to warn about was said.) */
 	diag_set_quiet(true);
 	char **paths = spool_paths(o, fams, &n);
+	/* The profile the other reports show, whose outline lines and
+	 * [inlined] frames a FUNCTION may name. */
+	if (paths && o->shown_inline) {
+		o->load.resolve.no_inline = false;
+		shown = load_all(o, &ret);
+		o->load.resolve.no_inline = true;
+		if (shown)
+			shown = hide_apply_take(shown, &o->hide);
+	}
 	diag_set_quiet(false);
+	if (!paths || (o->shown_inline && !shown))
+		goto out;
 	struct report_outline_opts oo = {
 		.threshold_pct = o->threshold_pct,
 		.root = REPORT_OUTLINE_ALL,
 		.max_indent = REPORT_OUTLINE_ALL,
 		.max_depth = o->max_depth,
 	};
-	struct report_outline *outline = report_outline_new(p, &oo);
+	outline = report_outline_new(shown ? shown : p, &oo);
 	struct annotate_opts ao = {
 		.disassemble = o->disassemble, .ndisassemble = o->ndisassemble,
 		.list = o->list, .nlist = o->nlist, .intel = o->intel,
 		.spool = o->spool, .paths = paths, .npaths = n,
-		.load = &o->load, .hide = &o->hide, .outline = outline,
+		.load = &o->load, .hide = &o->hide, .shown = shown,
+		.outline = outline,
 	};
-	struct annotate *a = paths ? annotate_new(p, &ao) : NULL;
 	struct outfile out;
-	int ret = paths ? EXIT_USAGE : EXIT_FAILURE;
-
-	if (a && outfile_open(&out, o->output) == 0) {
+	ret = EXIT_USAGE;
+	if (!(a = annotate_new(p, &ao)))
+		goto out;
+	ret = EXIT_FAILURE;
+	if (outfile_open(&out, o->output) == 0) {
 		ret = annotate_write(out.fp, a) < 0 ? EXIT_FAILURE : 0;
 		if (outfile_commit(&out) < 0)
 			ret = EXIT_FAILURE;
-	} else if (a) {
-		ret = EXIT_FAILURE;
 	}
+out:
 	annotate_free(a);
 	report_outline_free(outline);
+	profile_free(shown);
 	for (size_t i = 0; i < o->nspools; i++)
 		family_free(&fams[i]);
 	free(paths);

@@ -55,6 +55,10 @@ struct target {
 	const char *spec;
 	bool disasm, list;
 	uint32_t func; /* in the report's profile */
+	/* The same function in the shown profile (annotate_opts.shown), or
+	 * PROFILE_NONE when that is the report's; the inlined function the
+	 * spec named, whose code this function holds, or PROFILE_NONE. */
+	uint32_t shown, inl;
 	struct hmap hit_index; /* addr << 1 | after -> index into hits */
 	struct hit *hits;
 	size_t nhits, hits_cap;
@@ -165,16 +169,129 @@ all_digits(const char *s)
 	return true;
 }
 
-static int
-select_by_outline(const struct annotate *a, const char *opt, const char *spec,
-		  uint32_t *out)
+/* The profile a FUNCTION names functions of: the one the other reports
+ * show. */
+static const struct profile *
+shown_of(const struct annotate *a)
 {
+	return a->o.shown ? a->o.shown : a->p;
+}
+
+/* Whether function f of the spool's profile sp is function g of p: same
+ * module path, symbol address and name. */
+static bool
+same_func(const struct profile *sp, uint32_t f, const struct profile *p,
+	  uint32_t g)
+{
+	const struct profile_func *a = &sp->funcs[f], *b = &p->funcs[g];
+	uint32_t unnamed = PROFILE_FUNC_UNNAMED;
+	if (a->addr != b->addr ||
+	    (a->flags & unnamed) != (b->flags & unnamed) ||
+	    strcmp(a->name, b->name) != 0)
+		return false;
+	const char *ma = profile_func_module(sp, f);
+	const char *mb = profile_func_module(p, g);
+	return ma && mb ? strcmp(ma, mb) == 0 : ma == mb;
+}
+
+static bool
+inlined(const struct profile *p, uint32_t f)
+{
+	return p->funcs[f].flags & PROFILE_FUNC_INLINED;
+}
+
+/* The function whose code node's frame is in: the nearest frame at or
+ * above it that is no inlined call. PROFILE_NONE: none shown. */
+static uint32_t
+container_of(const struct profile *s, uint32_t node)
+{
+	for (; node != PROFILE_NONE; node = s->nodes[node].parent) {
+		uint32_t f = s->nodes[node].func;
+		if (f == PROFILE_NONE || !selectable(&s->funcs[f]))
+			return PROFILE_NONE;
+		if (!inlined(s, f))
+			return f;
+	}
+	return PROFILE_NONE;
+}
+
+/* Makes function f of the shown profile (no inlined call) a target of
+ * spec: p's function with the same symbol. inl: the inlined function the
+ * spec named, whose code f holds, or PROFILE_NONE. */
+static int
+add_target(struct annotate *a, const char *opt, const char *spec, uint32_t f,
+	   uint32_t inl, bool disasm)
+{
+	const struct profile *s = shown_of(a);
+	uint32_t g = f;
+	if (s != a->p)
+		for (g = 0; g < a->p->nfuncs; g++)
+			if (selectable(&a->p->funcs[g]) &&
+			    same_func(s, f, a->p, g))
+				break;
+	if (g >= a->p->nfuncs) {
+		diag_error("%s: %s=%s: %s is not among the functions of the "
+			   "symbols", a->o.spool, opt, spec, s->funcs[f].text);
+		return -1;
+	}
+	size_t k = 0;
+	while (k < a->nt && a->t[k].func != g)
+		k++;
+	if (k == a->nt) {
+		xgrow(&a->t, &a->t_cap, a->nt + 1, sizeof(*a->t));
+		memset(&a->t[k], 0, sizeof(a->t[k]));
+		a->t[k].func = g;
+		a->t[k].shown = s != a->p ? f : PROFILE_NONE;
+		a->t[k].inl = PROFILE_NONE;
+		a->t[k].spec = spec;
+		a->nt++;
+	}
+	if (inl != PROFILE_NONE && a->t[k].inl == PROFILE_NONE)
+		a->t[k].inl = inl;
+	if (disasm)
+		a->t[k].disasm = true;
+	else
+		a->t[k].list = a->want_total = true;
+	return 0;
+}
+
+/* An inlined function inl: the functions it was inlined into, each a
+ * target. */
+static int
+add_containers(struct annotate *a, const char *opt, const char *spec,
+	       uint32_t inl, bool disasm)
+{
+	const struct profile *s = shown_of(a);
+	size_t found = 0;
+	for (uint32_t n = 0; n < s->nnodes; n++) {
+		if (s->nodes[n].func != inl)
+			continue;
+		uint32_t f = container_of(s, n);
+		if (f == PROFILE_NONE)
+			continue;
+		if (add_target(a, opt, spec, f, inl, disasm) < 0)
+			return -1;
+		found++;
+	}
+	if (!found) {
+		diag_error("%s: %s=%s: %s was inlined into no function shown",
+			   a->o.spool, opt, spec, s->funcs[inl].text);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+select_by_outline(struct annotate *a, const char *opt, const char *spec,
+		  bool disasm)
+{
+	const struct profile *s = shown_of(a);
 	const struct report_outline *ol = a->o.outline;
 	size_t lines = ol ? report_outline_lines(ol) : 0;
 	uint64_t n = strtoull(spec, NULL, 10);
 	uint32_t node = ol ? report_outline_node(ol, n) : PROFILE_NONE;
-	if (node == PROFILE_NONE || a->p->nodes[node].func == PROFILE_NONE ||
-	    !selectable(&a->p->funcs[a->p->nodes[node].func])) {
+	uint32_t f = node == PROFILE_NONE ? PROFILE_NONE : s->nodes[node].func;
+	if (f == PROFILE_NONE || !selectable(&s->funcs[f])) {
 		if (lines)
 			diag_error("%s: %s=%s: outline line %s is no function "
 				   "(the outline has lines 0 to %zu)",
@@ -184,8 +301,15 @@ select_by_outline(const struct annotate *a, const char *opt, const char *spec,
 				   a->o.spool, opt, spec);
 		return -1;
 	}
-	*out = a->p->nodes[node].func;
-	return 0;
+	if (!inlined(s, f))
+		return add_target(a, opt, spec, f, PROFILE_NONE, disasm);
+	uint32_t c = container_of(s, node);
+	if (c == PROFILE_NONE) {
+		diag_error("%s: %s=%s: %s was inlined into no function shown",
+			   a->o.spool, opt, spec, s->funcs[f].text);
+		return -1;
+	}
+	return add_target(a, opt, spec, c, f, disasm);
 }
 
 /* Says which functions an ambiguous spec matches (the first 8), by their
@@ -194,9 +318,10 @@ static void
 ambiguous(const struct annotate *a, const char *opt, const char *spec,
 	  const uint32_t *ids, size_t n)
 {
+	const struct profile *s = shown_of(a);
 	char *list = xstrdup("");
 	for (size_t i = 0; i < n && i < 8; i++) {
-		const struct profile_func *f = &a->p->funcs[ids[i]];
+		const struct profile_func *f = &s->funcs[ids[i]];
 		char *next = xasprintf("%s%s%s", list, i ? ", " : "", f->label);
 		free(list);
 		list = next;
@@ -207,36 +332,41 @@ ambiguous(const struct annotate *a, const char *opt, const char *spec,
 	free(list);
 }
 
+/* A name or label: the function of that name, or when only inlined
+ * calls have it, the functions it was inlined into. */
 static int
-select_spec(const struct annotate *a, const char *opt, const char *spec,
-	    uint32_t *out)
+select_spec(struct annotate *a, const char *opt, const char *spec,
+	    bool disasm)
 {
 	if (all_digits(spec))
-		return select_by_outline(a, opt, spec, out);
+		return select_by_outline(a, opt, spec, disasm);
+	const struct profile *s = shown_of(a);
 	size_t modlen;
 	const char *name = split_module(spec, &modlen);
-	uint32_t ids[9];
-	size_t n = 0;
-	for (uint32_t i = 0; i < a->p->nfuncs; i++) {
-		const struct profile_func *f = &a->p->funcs[i];
+	uint32_t ids[2][9];
+	size_t n[2] = { 0, 0 }; /* functions, inlined calls */
+	for (uint32_t i = 0; i < s->nfuncs; i++) {
+		const struct profile_func *f = &s->funcs[i];
 		if (!selectable(f) || (strcmp(f->name, name) != 0 &&
 				       strcmp(f->label, name) != 0))
 			continue;
-		if (!module_matches(profile_func_module(a->p, i), spec, modlen))
+		if (!module_matches(profile_func_module(s, i), spec, modlen))
 			continue;
-		if (n < 9)
-			ids[n] = i;
-		n++;
+		int k = inlined(s, i);
+		if (n[k] < 9)
+			ids[k][n[k]] = i;
+		n[k]++;
 	}
-	if (n == 1) {
-		*out = ids[0];
-		return 0;
-	}
-	if (n == 0)
+	int k = n[0] ? 0 : 1;
+	if (n[k] == 1)
+		return k ? add_containers(a, opt, spec, ids[1][0], disasm)
+			 : add_target(a, opt, spec, ids[0][0], PROFILE_NONE,
+				      disasm);
+	if (n[k] == 0)
 		diag_error("%s: %s=%s matches no function of the profile",
 			   a->o.spool, opt, spec);
 	else
-		ambiguous(a, opt, spec, ids, n);
+		ambiguous(a, opt, spec, ids[k], n[k]);
 	return -1;
 }
 
@@ -244,25 +374,9 @@ static int
 add_targets(struct annotate *a, const char *opt, const char *const *specs,
 	    size_t n, bool disasm)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint32_t f;
-		if (select_spec(a, opt, specs[i], &f) < 0)
+	for (size_t i = 0; i < n; i++)
+		if (select_spec(a, opt, specs[i], disasm) < 0)
 			return -1;
-		size_t k = 0;
-		while (k < a->nt && a->t[k].func != f)
-			k++;
-		if (k == a->nt) {
-			xgrow(&a->t, &a->t_cap, a->nt + 1, sizeof(*a->t));
-			memset(&a->t[k], 0, sizeof(a->t[k]));
-			a->t[k].func = f;
-			a->t[k].spec = specs[i];
-			a->nt++;
-		}
-		if (disasm)
-			a->t[k].disasm = true;
-		else
-			a->t[k].list = a->want_total = true;
-	}
 	return 0;
 }
 
@@ -302,23 +416,6 @@ annotate_free(struct annotate *a)
 }
 
 /* ---- collection ---- */
-
-/* Whether function f of the spool's profile sp is target t's function
- * of the report's profile: same module path, symbol address and name. */
-static bool
-same_func(const struct profile *sp, uint32_t f, const struct profile *p,
-	  uint32_t g)
-{
-	const struct profile_func *a = &sp->funcs[f], *b = &p->funcs[g];
-	uint32_t unnamed = PROFILE_FUNC_UNNAMED;
-	if (a->addr != b->addr ||
-	    (a->flags & unnamed) != (b->flags & unnamed) ||
-	    strcmp(a->name, b->name) != 0)
-		return false;
-	const char *ma = profile_func_module(sp, f);
-	const char *mb = profile_func_module(p, g);
-	return ma && mb ? strcmp(ma, mb) == 0 : ma == mb;
-}
 
 static uint32_t
 state_of(struct annotate *a, const struct profile *sp, uint32_t f)
@@ -643,11 +740,46 @@ digits(uint64_t v)
 	return n;
 }
 
+/* The lines that relate a target's figures to the profile the other
+ * reports show, where inlined calls are frames of their own: how much of
+ * its self is in code inlined into it, and the inlined function the spec
+ * named. */
 static void
-write_disasm_header(FILE *out, const struct annotate *a, uint32_t func,
-		    const struct annotate_code *c, uint64_t after)
+write_inlined_note(FILE *out, const struct annotate *a,
+		   const struct target *t)
+{
+	const struct profile_func *f = &a->p->funcs[t->func];
+	if (t->shown != PROFILE_NONE) {
+		const struct profile_func *g = &a->o.shown->funcs[t->shown];
+		uint64_t all = value(a, f->self_samples, f->self);
+		uint64_t own = value(a, g->self_samples, g->self);
+		const char *unit = is_space(a) ? (own == 1 ? "byte" : "bytes")
+					       : (own == 1 ? "hit" : "hits");
+		if (own < all)
+			fprintf(out, ";; of them %" PRIu64 " %s in its own lines "
+				"and %" PRIu64 " in code inlined into it, which "
+				"the other reports show as frames of their own "
+				"marked [inlined]\n", own, unit, all - own);
+	}
+	if (t->inl != PROFILE_NONE) {
+		fputs(";; ", out);
+		textesc_put(out, a->o.shown->funcs[t->inl].text);
+		fputs(" (asked for as ", out);
+		textesc_put(out, t->spec);
+		fputs(") is code inlined into this function: its lines are "
+		      "marked (inlined ", out);
+		textesc_put(out, a->o.shown->funcs[t->inl].name);
+		fputs(")\n", out);
+	}
+}
+
+static void
+write_disasm_header(FILE *out, const struct annotate *a,
+		    const struct target *t, const struct annotate_code *c,
+		    uint64_t after)
 {
 	const struct profile *p = a->p;
+	uint32_t func = t->func;
 	const struct profile_func *f = &p->funcs[func];
 	const struct profile_module *m = &p->modules[f->module];
 
@@ -676,6 +808,7 @@ write_disasm_header(FILE *out, const struct annotate *a, uint32_t func,
 			p->hdr.samples,
 			report_pct(f->self_samples, p->hdr.samples),
 			report_seconds(f->self));
+	write_inlined_note(out, a, t);
 	fprintf(out, ";; it was on the stack in %" PRIu64 " samples; the "
 		"hits of the functions it called are theirs\n",
 		f->total_samples);
@@ -770,7 +903,7 @@ write_disasm(FILE *out, const struct annotate *a, const struct target *t,
 		diag_note("%s: no line information (%s); --disassemble=%s "
 			  "shows instructions only", c->module, c->why_nolines,
 			  t->spec);
-	write_disasm_header(out, a, t->func, c, after);
+	write_disasm_header(out, a, t, c, after);
 	int w = digits(maxv) > 4 ? digits(maxv) : 4;
 	const struct annotate_insn *prev = NULL;
 	for (size_t i = 0; i < c->n; i++) {
@@ -958,10 +1091,10 @@ write_block_heading(FILE *out, const struct annotate *a, uint32_t func,
 }
 
 static void
-write_list_header(FILE *out, const struct annotate *a, uint32_t func,
+write_list_header(FILE *out, const struct annotate *a, const struct target *t,
 		  const struct annotate_code *c)
 {
-	const struct profile_func *f = &a->p->funcs[func];
+	const struct profile_func *f = &a->p->funcs[t->func];
 	fputs(";; source of ", out);
 	textesc_put(out, f->text);
 	fputs(" in ", out);
@@ -977,6 +1110,7 @@ write_list_header(FILE *out, const struct annotate *a, uint32_t func,
 		value(a, f->total_samples, f->total),
 		is_space(a) ? "bytes" : "samples",
 		value(a, a->p->hdr.samples, a->p->hdr.weight));
+	write_inlined_note(out, a, t);
 	fprintf(out, ";; self: %s; total: %s with the line on the stack "
 		"(running it, in a call it makes or in code inlined there), "
 		"each counted once per line\n",
@@ -1003,7 +1137,7 @@ write_list(FILE *out, const struct annotate *a, const struct target *t,
 	const struct profile_func *f = &a->p->funcs[t->func];
 	uint64_t maxv = value(a, f->total_samples, f->total);
 	int w = digits(maxv) > 5 ? digits(maxv) : 5;
-	write_list_header(out, a, t->func, c);
+	write_list_header(out, a, t, c);
 	fprintf(out, "%*s %*s  %6s\n", w, "self", w, "total", "line");
 	for (size_t i = 0; i < l.n;) {
 		size_t j = i + 1;

@@ -49,18 +49,24 @@ struct annotate_opts {
 	/* How they were read for p (kind, view, threads, debug root). */
 	const struct loader_opts *load;
 	const struct hide_rules *hide;  /* what p hid */
-	/* The outline whose line numbers a FUNCTION may give, or NULL. */
+	/* The profile the other reports show, read as p was but with
+	 * inlined calls as frames of their own (hiding applied); NULL when
+	 * it is p (--no-inline). FUNCTION names its functions. */
+	const struct profile *shown;
+	/* Its outline, whose line numbers a FUNCTION may give, or NULL. */
 	const struct report_outline *outline;
 };
 
 struct annotate;
 
-/* Finds the functions the specs name in p (the finished profile the
- * reports read, hiding applied): a name or label, MODULE:NAME (MODULE the
- * file name or path of the module) or an outline line number. Returns a
+/* Finds the functions the specs name in o->shown (or p): a name or
+ * label, MODULE:NAME (MODULE the file name or path of the module) or an
+ * outline line number; then the function of p (the profile read with
+ * the symbols' functions, hiding applied) that holds its code: itself,
+ * or for an inlined call the functions it was inlined into. Returns a
  * new annotate the caller frees with annotate_free(), or NULL after one
- * error line naming a spec that matches no function or several. p and
- * o's arrays must outlive it. */
+ * error line naming a spec that matches no function or several. p, o's
+ * profile and o's arrays must outlive it. */
 struct annotate *
 annotate_new(const struct profile *p, const struct annotate_opts *o);
 

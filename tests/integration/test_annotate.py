@@ -18,6 +18,10 @@ a volatile divisor and, every 64 iterations, a call of callee(). Checked:
 - without the source file (annotate_nosrc), one note and the listing
   without text, hits still exact;
 - a FUNCTION that names nothing is one error line, exit 2;
+- without --no-inline (the default), where the reports show mix as a
+  frame [inlined]: hot's header splits its hits into its own lines' and
+  mix's, exactly the flat report's figures, and mix's outline line and
+  name select hot;
 - space (space_split): the bytes per instruction add up to the site's self
   bytes, all after the call of malloc.
 
@@ -171,6 +175,57 @@ def test_list(p, s_hot, s_callee):
         raise prof.Fail('no line of hot itself:\n' + r.stdout)
 
 
+def shown(spool, *args):
+    """profanalyze ARGS SPOOL as a user types it: without --no-inline,
+    which prof.analyze adds."""
+    r = prof.run([prof.profanalyze_path()] + list(args) + [spool])
+    if r.returncode != 0:
+        raise prof.Fail(f'profanalyze {" ".join(args)}: exit '
+                        f'{r.returncode}\n{r.stderr}')
+    return r
+
+
+def insns_of(r):
+    """The hits of each instruction line of a disassembly."""
+    lines = [ln for ln in r.stdout.split('\n') if not ln.startswith(';;')]
+    return [int(m.group(1) or 0) for m in map(INSN.match, lines) if m]
+
+
+def test_inline_default(p, s_hot):
+    """The default --inline: mix is a frame of its own in the reports.
+    FUNCTION is read there: hot's hits are still all its code's, and its
+    header splits them into its own lines' and mix's, the figures of the
+    flat report; mix's outline line and its name give hot's code."""
+    _, rep = prof.analyze(p.spool, args=('--json', '--inline'))
+    own = prof.field(prof.need_func(rep, 'hot'), 'self_samples')
+    mix = [f for f in prof.field(rep, 'functions')
+           if prof.field(f, 'name') == 'mix' and f.get('inlined')]
+    if len(mix) != 1:
+        raise prof.Fail(f'no one inlined mix in the report: {mix}')
+    mix = prof.field(mix[0], 'self_samples')
+    r = shown(p.spool, '--disassemble=hot')
+    check_sum('default --inline: hits', sum(insns_of(r)), s_hot)
+    check_sum('default --inline: own and inlined', own + mix, s_hot)
+    m = re.search(r'^;; of them (\d+) hits? in its own lines and (\d+) in '
+                  r'code inlined into it', r.stdout, re.M)
+    if not m or (int(m.group(1)), int(m.group(2))) != (own, mix):
+        raise prof.Fail(f'the header does not give hot {own} and mix '
+                        f'{mix}:\n{r.stdout[:1500]}')
+    line = None
+    for ln in shown(p.spool, '--outline').stdout.split('\n'):
+        om = re.match(r'^[ /\\|]*[0-9.]+ mix \[inlined\] (\d+)$', ln)
+        if om:
+            line = om.group(1)
+    if line is None:
+        raise prof.Fail('no line of mix [inlined] in the outline')
+    for spec in (line, 'mix'):
+        r = shown(p.spool, f'--disassemble={spec}')
+        if not r.stdout.startswith(';; disassembly of hot '):
+            raise prof.Fail(f'--disassemble={spec} (mix [inlined]) is not '
+                            f'hot\'s code:\n{r.stdout[:500]}')
+        check_sum(f'--disassemble={spec} hits', sum(insns_of(r)), s_hot)
+
+
 def test_nosrc(target):
     p = prof.profile(target, ['0.3'], opts=['-F', '1000'])
     s_hot = self_of(p.spool, 'hot')
@@ -209,6 +264,7 @@ def test_space(target):
 
 def test():
     p, s_hot, s_callee = test_time(sys.argv[1])
+    test_inline_default(p, s_hot)
     test_list(p, s_hot, s_callee)
     test_nosrc(sys.argv[2])
     test_space(sys.argv[3])
