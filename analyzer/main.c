@@ -809,6 +809,13 @@ check_applies(const struct options *o)
 {
 	if (o->load.window && o->has_to && o->load.to_ns <= o->load.from_ns)
 		usage_error("--to must be after --from");
+	/* Exact counts have no times: a window cannot select them. */
+	if (o->load.window && !o->diff &&
+	    (o->report == REPORT_CALL_COUNTS ||
+	     (o->report == REPORT_EXPORT && o->format == EXPORT_MLMON_COUNT)))
+		usage_error("--from and --to do not apply to the exact call "
+			    "counts (--call-counts, --format=mlmon-count), "
+			    "which have no times");
 	if (o->diff) {
 		check_diff(o);
 		return;
@@ -1091,9 +1098,11 @@ write_processes(const struct options *o)
 
 	if (outfile_open(&out, o->output) < 0)
 		return 1;
+	struct family_window w = { o->load.from_ns, o->load.to_ns };
 	for (size_t i = 0; i < o->nspools; i++) {
 		struct family f;
-		if (family_read(&f, o->spools[i], true) < 0) {
+		if (family_read_window(&f, o->spools[i], true,
+				       o->load.window ? &w : NULL) < 0) {
 			ret = 1;
 			break;
 		}
@@ -1395,7 +1404,8 @@ children_hint(const struct options *o, const struct profile *p)
 	size_t nchildren = 0;
 	uint64_t samples = 0;
 
-	if (o->children || p->hdr.samples)
+	/* (An empty window says nothing of where the samples are.) */
+	if (o->children || p->hdr.samples || o->load.window)
 		return;
 	for (size_t i = 0; i < o->nspools; i++) {
 		struct family f;

@@ -1086,10 +1086,25 @@ spool_entry_pcs(const struct spool_entry *e, uint64_t *out)
 uint64_t
 spool_time_samples(const struct spool_rec *r)
 {
+	return spool_time_samples_between(r, 0, UINT64_MAX);
+}
+
+/* t in [lo, hi), hi UINT64_MAX the end (which a time may be). */
+static int
+between(uint64_t t, uint64_t lo, uint64_t hi)
+{
+	return t >= lo && (t < hi || hi == UINT64_MAX);
+}
+
+uint64_t
+spool_time_samples_between(const struct spool_rec *r, uint64_t lo_ns,
+			   uint64_t hi_ns)
+{
 	if (r->type == SPOOL_REC_SAMPLE) {
 		struct spool_sample s;
 		return spool_get_sample(r, &s) == 0 &&
-		       s.kind == SPOOL_SAMPLE_TIME;
+		       s.kind == SPOOL_SAMPLE_TIME &&
+		       between(s.time_ns, lo_ns, hi_ns);
 	}
 	if (r->type != SPOOL_REC_SAMPLES)
 		return 0;
@@ -1101,7 +1116,7 @@ spool_time_samples(const struct spool_rec *r)
 		return 0;
 	spool_entries_begin(&c, &h);
 	while (spool_entries_next(&c, &e) == 1)
-		n++;
+		n += between(e.time_ns, lo_ns, hi_ns);
 	return n;
 }
 
@@ -1225,8 +1240,21 @@ bad:
 uint64_t
 spool_space_samples(const struct spool_rec *r)
 {
-	if (r->type == SPOOL_REC_ALLOC)
-		return 1;
+	return spool_space_samples_between(r, 0, UINT64_MAX);
+}
+
+uint64_t
+spool_space_samples_between(const struct spool_rec *r, uint64_t lo_ns,
+			    uint64_t hi_ns)
+{
+	if (r->type == SPOOL_REC_ALLOC) {
+		struct spool_alloc a;
+		/* (Counted whole, as it always was, when no time selects.) */
+		if (lo_ns == 0 && hi_ns == UINT64_MAX)
+			return 1;
+		return spool_get_alloc(r, &a) == 0 &&
+		       between(a.time_ns, lo_ns, hi_ns);
+	}
 	if (r->type != SPOOL_REC_ALLOCS)
 		return 0;
 	struct spool_allocs h;
@@ -1237,6 +1265,6 @@ spool_space_samples(const struct spool_rec *r)
 		return 0;
 	spool_space_begin(&c, &h);
 	while (spool_space_next(&c, &e) == 1)
-		n += !e.release;
+		n += !e.release && between(e.time_ns, lo_ns, hi_ns);
 	return n;
 }

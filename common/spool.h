@@ -629,6 +629,12 @@ spool_entry_pcs(const struct spool_entry *e, uint64_t *out);
 uint64_t
 spool_time_samples(const struct spool_rec *r);
 
+/* The same, of those taken from lo_ns up to, not including, hi_ns
+ * (CLOCK_MONOTONIC). */
+uint64_t
+spool_time_samples_between(const struct spool_rec *r, uint64_t lo_ns,
+			   uint64_t hi_ns);
+
 /* ---- ALLOCS (format 2.5): space samples of one thread, batched ----
  *
  * What ALLOC and FREE records say, as entries of a few bytes: an ALLOCS
@@ -736,5 +742,11 @@ spool_space_next(struct spool_space_cursor *c, struct spool_space_entry *e);
  * allocation entries of an ALLOCS that decode, 0 for any other record. */
 uint64_t
 spool_space_samples(const struct spool_rec *r);
+
+/* The same, of those made from lo_ns up to, not including, hi_ns
+ * (CLOCK_MONOTONIC). */
+uint64_t
+spool_space_samples_between(const struct spool_rec *r, uint64_t lo_ns,
+			    uint64_t hi_ns);
 
 #endif

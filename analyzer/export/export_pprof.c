@@ -734,13 +734,22 @@ write_header(struct pprof *w)
 	write_value_type(w, PB_PROFILE_PERIOD_TYPE, weight_type(p),
 			 weight_unit(p));
 	pb_uint(&w->buf, PB_PROFILE_PERIOD, period);
-	/* When the run started, and how long it took when it ended cleanly
-	 * (both unknown, and left out, for spools without them). */
+	/* When the run (or --from/--to's window of it) started, and how
+	 * long it took when it ended cleanly (both unknown, and left out,
+	 * for spools without them). */
+	uint64_t from = h->window ? h->window_from_ns : 0;
+	uint64_t span = h->complete && h->start_mono_ns &&
+				h->end_mono_ns > h->start_mono_ns ?
+			h->end_mono_ns - h->start_mono_ns : 0;
+	if (h->window && span)
+		span = span <= from ? 0 :
+		       h->window_to_ns < span ? h->window_to_ns - from :
+						span - from;
 	if (h->start_realtime_ns)
-		pb_uint(&w->buf, PB_PROFILE_TIME_NANOS, h->start_realtime_ns);
-	if (h->complete && h->start_mono_ns && h->end_mono_ns > h->start_mono_ns)
-		pb_uint(&w->buf, PB_PROFILE_DURATION_NANOS,
-			h->end_mono_ns - h->start_mono_ns);
+		pb_uint(&w->buf, PB_PROFILE_TIME_NANOS,
+			h->start_realtime_ns + from);
+	if (span)
+		pb_uint(&w->buf, PB_PROFILE_DURATION_NANOS, span);
 	pb_uint(&w->buf, PB_PROFILE_DEFAULT_SAMPLE_TYPE,
 		str_id(w, weight_type(p)));
 	write_comments(w);

@@ -16,11 +16,14 @@
 #include "textesc.h"
 #include "xmalloc.h"
 
-/* Reads what the listing and the tree need; returns 0 or -1 (an error
- * line was printed when loud). */
+/* Reads what the listing and the tree need, the samples of the window
+ * w (NULL: all); returns 0 or -1 (an error line was printed when
+ * loud). */
 static int
-read_proc(struct family_proc *fp, const char *path, bool loud)
+read_proc(struct family_proc *fp, const char *path, bool loud,
+	  const struct family_window *w)
 {
+	uint64_t lo = 0, hi = UINT64_MAX; /* the window, CLOCK_MONOTONIC */
 	struct blob b;
 	struct spool_cursor c;
 	struct spool_rec r;
@@ -54,6 +57,11 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 			fp->pid = pr.pid;
 			fp->ppid = pr.ppid;
 			fp->start_mono_ns = pr.start_mono_ns;
+			if (w) {
+				lo = pr.start_mono_ns + w->from_ns;
+				hi = w->to_ns == UINT64_MAX ? UINT64_MAX :
+					pr.start_mono_ns + w->to_ns;
+			}
 			fp->exe = xstrndup(pr.exe.ptr, pr.exe.len);
 			fp->cmdline = xstrndup(pr.cmdline.ptr, pr.cmdline.len);
 			/* (Other control characters are escaped when the
@@ -67,11 +75,11 @@ read_proc(struct family_proc *fp, const char *path, bool loud)
 			break;
 		case SPOOL_REC_SAMPLE:
 		case SPOOL_REC_SAMPLES:
-			fp->samples += spool_time_samples(&r);
+			fp->samples += spool_time_samples_between(&r, lo, hi);
 			break;
 		case SPOOL_REC_ALLOC:
 		case SPOOL_REC_ALLOCS:
-			fp->allocs += spool_space_samples(&r);
+			fp->allocs += spool_space_samples_between(&r, lo, hi);
 			break;
 		case SPOOL_REC_FOOTER:
 			if (spool_get_footer(&r, &ft))
@@ -136,7 +144,7 @@ by_start(const void *a, const void *b)
  * names path.PID[.N], and when path itself is such a name, its base and
  * the base's other children. */
 static struct cand *
-read_candidates(const char *path, size_t *n)
+read_candidates(const char *path, size_t *n, const struct family_window *w)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1))
@@ -172,7 +180,8 @@ read_candidates(const char *path, size_t *n)
 		strcat(p, e->d_name);
 		xgrow(&cs, &cap, *n + 1, sizeof(*cs));
 		memset(&cs[*n], 0, sizeof(cs[*n]));
-		if (read_proc(&cs[*n].p, p, false) == 0 && cs[*n].p.has_process)
+		if (read_proc(&cs[*n].p, p, false, w) == 0 &&
+		    cs[*n].p.has_process)
 			(*n)++;
 		else if (cs[*n].p.path)
 			proc_free(&cs[*n].p);
@@ -254,16 +263,23 @@ order_tree(struct family *f)
 int
 family_read(struct family *f, const char *path, bool children)
 {
+	return family_read_window(f, path, children, NULL);
+}
+
+int
+family_read_window(struct family *f, const char *path, bool children,
+		   const struct family_window *w)
+{
 	struct family_proc root;
 	size_t nc;
 
 	memset(f, 0, sizeof(*f));
-	if (read_proc(&root, path, true) < 0)
+	if (read_proc(&root, path, true, w) < 0)
 		return -1;
 	add(f, &root);
 	if (!children || !root.has_process)
 		return 0;
-	struct cand *cs = read_candidates(path, &nc);
+	struct cand *cs = read_candidates(path, &nc, w);
 	for (size_t i = 0; i < nc; i++) {
 		struct family_proc *c = &cs[i].p;
 		if (c->start_mono_ns < f->procs[0].start_mono_ns)

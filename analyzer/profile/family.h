@@ -50,6 +50,18 @@ struct family {
 int
 family_read(struct family *f, const char *path, bool children);
 
+/* --from/--to: the samples taken from from_ns up to, not including,
+ * to_ns (UINT64_MAX: the end) after each process's start. */
+struct family_window {
+	uint64_t from_ns, to_ns;
+};
+
+/* family_read, with each process's samples and allocations those of the
+ * window w (NULL: all of them); the rest is the whole run's. */
+int
+family_read_window(struct family *f, const char *path, bool children,
+		   const struct family_window *w);
+
 void
 family_free(struct family *f);
 

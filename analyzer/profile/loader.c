@@ -1162,6 +1162,21 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 	warn_unknown_stacks(l);
 }
 
+/* Whether each allocation of the log is of the threads and the window
+ * that --thread and --from/--to select; NULL when they select none. */
+static bool *
+select_allocs(struct load *l, const struct loader_opts *opts)
+{
+	const struct space_log *log = &l->space;
+	if (!opts->window && !opts->nthreads)
+		return NULL;
+	bool *sel = xcalloc(log->nallocs + 1, sizeof(*sel));
+	for (size_t i = 0; i < log->nallocs; i++)
+		sel[i] = thread_wanted(l, opts, log->allocs[i].tid) &&
+			 in_window(l, opts, log->allocs[i].time_ns);
+	return sel;
+}
+
 /* A space profile's header describes what --thread and --from/--to
  * select: the bytes allocated then, and the expected errors, are theirs
  * (the second pass counted them); the allocations the spool holds stay
@@ -1171,11 +1186,21 @@ take_selection(struct load *l, const struct loader_opts *opts)
 {
 	struct profile_header *h = &l->prof->hdr;
 	h->window_allocs = l->sel.n;
-	if (!opts || (!opts->window && !opts->nthreads))
+	bool *sel = opts ? select_allocs(l, opts) : NULL;
+	if (!sel)
 		return;
 	h->space.alloc_bytes = l->sel.bytes;
 	h->space.alloc_var = l->sel.var;
 	h->space.view_var = l->sel.view_var;
+	/* The sampled blocks freed: of those selected. */
+	uint64_t *ended = space_log_lifetimes(&l->space);
+	h->space.matched_frees = 0;
+	for (size_t i = 0; i < l->space.nallocs; i++)
+		h->space.matched_frees +=
+			sel[i] && ended[i] != UINT64_MAX &&
+			!(l->space.allocs[i].flags & SPOOL_ALLOC_UNTRACKED);
+	free(ended);
+	free(sel);
 }
 
 /* Time or space, and for space the view's selection (NULL for time). */
@@ -1217,15 +1242,8 @@ choose_kind(struct load *l, const struct pass1 *p1,
 static void
 call_space_hook(struct load *l, const struct loader_opts *opts)
 {
-	const struct space_log *log = &l->space;
-	bool *sel = NULL;
-	if (opts->window || opts->nthreads) {
-		sel = xcalloc(log->nallocs + 1, sizeof(*sel));
-		for (size_t i = 0; i < log->nallocs; i++)
-			sel[i] = thread_wanted(l, opts, log->allocs[i].tid) &&
-				 in_window(l, opts, log->allocs[i].time_ns);
-	}
-	opts->space_hook(opts->space_hook_arg, log, sel);
+	bool *sel = select_allocs(l, opts);
+	opts->space_hook(opts->space_hook_arg, &l->space, sel);
 	free(sel);
 }
 

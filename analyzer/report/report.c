@@ -470,8 +470,10 @@ report_thread_unsampled(const struct profile *p, const struct profile_thread *t,
 			uint64_t *cpu_ns)
 {
 	const struct profile_header *h = &p->hdr;
+	/* A window's samples stand for part of the thread's CPU time, and
+	 * which part is not known (the CPU times are the run's). */
 	if (p->hdr.kind == PROFILE_KIND_SPACE || !t->has_cpu || t->excluded ||
-	    (h->timer == SPOOL_TIMER_NONE && !h->requested_hz))
+	    h->window || (h->timer == SPOOL_TIMER_NONE && !h->requested_hz))
 		return false;
 	bool user_only = h->process_flags & SPOOL_PROCESS_USER_ONLY;
 	uint64_t cpu = user_only && t->user_known ? t->user_ns : t->cpu_ns;

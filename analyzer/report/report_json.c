@@ -170,6 +170,23 @@ common:
 	key_uint_or_null(j, "pid", pr, h->pid);
 	json_key(j, "spools");
 	json_uint(j, h->spools ? h->spools : 1);
+	/* --from/--to, seconds after the start; to null: the end. */
+	json_key(j, "window");
+	if (h->window) {
+		json_begin_object(j);
+		json_key(j, "from_seconds");
+		json_double(j, (double)h->window_from_ns / 1e9,
+			    SECONDS_DECIMALS);
+		json_key(j, "to_seconds");
+		if (h->window_to_ns == UINT64_MAX)
+			json_null(j);
+		else
+			json_double(j, (double)h->window_to_ns / 1e9,
+				    SECONDS_DECIMALS);
+		json_end_object(j);
+	} else {
+		json_null(j);
+	}
 	json_key(j, "exe");
 	json_string(j, h->exe);
 	json_key(j, "threads");

@@ -2,7 +2,9 @@
 # --from/--to: one thread sampled every millisecond for 10 s (sample k
 # at k ms after the start, k = 1..10000): the window [2 s, 5 s) holds
 # samples 2000 to 4999, 3000 of them, in the report and in an export,
-# while the header's samples taken and delivered rate stay the run's;
+# while the header's samples taken and delivered rate stay the run's
+# (and no thread is called unsampled); --processes and the JSON (which
+# records the window) too; the exact call counts refuse a window;
 # --from alone runs to the end; --to before --from is a usage error.
 # usage: window.sh GENSPOOL PROFANALYZE
 set -u
@@ -35,4 +37,20 @@ check "--from alone" "Window: 501 of the 10000 samples, those taken from 9.500 s
 	"$(grep '^Window:' "$tmp/from")"
 "$ana" --from=5 --to=2 "$tmp/w.spool" >/dev/null 2>&1
 check "--to before --from" 2 "$?"
+# The thread's CPU time is the run's: no window is 'unsampled' for it.
+check "no unsampled line" 0 "$(grep -c '^Unsampled' "$tmp/flat")"
+"$ana" --processes --from=2 --to=5 "$tmp/w.spool" >"$tmp/procs" 2>&1
+check "--processes samples" 3000 "$(awk 'NR == 2 {print $3}' "$tmp/procs")"
+"$ana" --json --from=2 --to=5 "$tmp/w.spool" >"$tmp/json" 2>&1
+check "JSON window" "2 5 3000 10000" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["window"]
+print("%g %g %d %d" % (w["from_seconds"], w["to_seconds"], d["samples"],
+                       d["samples_taken"]))' "$tmp/json")"
+# Exact call counts have no times.
+"$ana" --call-counts --from=2 "$tmp/w.spool" >/dev/null 2>&1
+check "--call-counts with --from" 2 "$?"
+"$ana" --format=mlmon-count --to=5 "$tmp/w.spool" >/dev/null 2>&1
+check "mlmon-count with --to" 2 "$?"
 exit $fail
