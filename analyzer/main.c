@@ -642,9 +642,15 @@ take_annotate(struct options *o, bool disasm, const char *arg)
 {
 	const char **list = disasm ? o->disassemble : o->list;
 	size_t *n = disasm ? &o->ndisassemble : &o->nlist;
+	const char *opt = disasm ? "--disassemble" : "--list";
+	/* An empty name (--list= with the name forgotten, or a shell
+	 * variable that was not set) would be looked for in the profile and
+	 * reported as matching no function, after reading the spools. */
+	if (!*arg)
+		usage_error("%s needs a FUNCTION: a name, MODULE:NAME or an "
+			    "outline line number", opt);
 	if (*n == sizeof(o->list) / sizeof(o->list[0]))
-		usage_error("%s: at most %zu of them",
-			    disasm ? "--disassemble" : "--list",
+		usage_error("%s: at most %zu of them", opt,
 			    sizeof(o->list) / sizeof(o->list[0]));
 	if (!annotate_available())
 		usage_error("--disassemble and --list need Capstone, which "
