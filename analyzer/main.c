@@ -176,7 +176,10 @@ enum {
 	OPT_FAIL_RULES,
 };
 
-static const char usage_text[] =
+/* --help, in two parts around the list of export formats, which
+ * print_usage() takes from export.c's table so that no format can be
+ * missing from it. */
+static const char usage_head[] =
 	"Usage: profanalyze [OPTION]... SPOOL...\n"
 	"  or:  profanalyze --diff [OPTION]... BASE NEW\n"
 	"  or:  profanalyze --diff [OPTION]... --base=SPOOL... NEW...\n"
@@ -195,12 +198,9 @@ static const char usage_text[] =
 	"family\n"
 	"      --threads          each thread: id, name, samples, seconds or "
 	"bytes\n"
-	"      --format=FORMAT    export in another tool's format: "
-	"lispworks, mlmon,\n"
-	"                         mlmon-count, sympro, sympro-json, folded, "
-	"callgrind,\n"
-	"                         dot, pprof, json, html, speedscope, "
-	"firefox\n"
+	"      --format=FORMAT    export in another tool's format:";
+
+static const char usage_tail[] =
 	"                         (see profanalyze(1))\n"
 	"      --addresses        --format=callgrind: each cost at its "
 	"instruction too\n"
@@ -360,6 +360,45 @@ static const char usage_text[] =
 	"or the report cannot be written, 2 for a usage error, 3 when --diff's "
 	"gate\n"
 	"failed.\n";
+
+/* Where the text of an option's entry starts, and the widest line the
+ * list of formats may make (80 columns, less the last one, which some
+ * terminals wrap on). */
+#define HELP_INDENT "                         "
+#define HELP_WIDTH 79
+
+/* Writes the comma-separated list after the col columns of a line of
+ * --help already written, breaking after a comma onto lines indented as
+ * the option texts are so that none passes HELP_WIDTH. */
+static void
+put_help_list(FILE *out, size_t col, const char *list)
+{
+	while (*list) {
+		const char *comma = strchr(list, ',');
+		size_t len = comma ? (size_t)(comma - list) + 1 : strlen(list);
+		if (col + 1 + len > HELP_WIDTH) {
+			fputs("\n" HELP_INDENT, out);
+			col = strlen(HELP_INDENT);
+		} else {
+			putc(' ', out);
+			col++;
+		}
+		fwrite(list, 1, len, out);
+		col += len;
+		list += len;
+		list += strspn(list, " ");
+	}
+	putc('\n', out);
+}
+
+static void
+print_usage(FILE *out)
+{
+	fputs(usage_head, out);
+	put_help_list(out, strlen(strrchr(usage_head, '\n') + 1),
+		      export_names());
+	fputs(usage_tail, out);
+}
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -607,9 +646,15 @@ take_annotate(struct options *o, bool disasm, const char *arg)
 {
 	const char **list = disasm ? o->disassemble : o->list;
 	size_t *n = disasm ? &o->ndisassemble : &o->nlist;
+	const char *opt = disasm ? "--disassemble" : "--list";
+	/* An empty name (--list= with the name forgotten, or a shell
+	 * variable that was not set) would be looked for in the profile and
+	 * reported as matching no function, after reading the spools. */
+	if (!*arg)
+		usage_error("%s needs a FUNCTION: a name, MODULE:NAME or an "
+			    "outline line number", opt);
 	if (*n == sizeof(o->list) / sizeof(o->list[0]))
-		usage_error("%s: at most %zu of them",
-			    disasm ? "--disassemble" : "--list",
+		usage_error("%s: at most %zu of them", opt,
 			    sizeof(o->list) / sizeof(o->list[0]));
 	if (!annotate_available())
 		usage_error("--disassemble and --list need Capstone, which "
@@ -744,7 +789,7 @@ take_option(struct options *o, int c, int optopt_c, char **argv)
 		o->output = optarg;
 		break;
 	case 'h':
-		fputs(usage_text, stdout);
+		print_usage(stdout);
 		exit(EXIT_SUCCESS);
 	case OPT_VERSION:
 		printf("profanalyze (profrun) %s\n", PROFRUN_VERSION);

@@ -67,7 +67,7 @@ struct export_opts {
 int
 export_parse(const char *name, enum export_format *fmt);
 
-/* The names of all formats, comma-separated, for messages. */
+/* The names of all formats, comma-separated, for messages and --help. */
 const char *
 export_names(void);
 

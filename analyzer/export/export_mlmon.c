@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_json.h"
 #include "xmalloc.h"
 
 struct mlmon_count {

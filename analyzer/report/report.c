@@ -549,8 +549,14 @@ report_unnamed_note(FILE *out, const struct profile *p)
 	const struct profile_header *h = &p->hdr;
 	if (!h->unnamed_samples)
 		return;
-	fprintf(out, "\n%llu of %llu samples (%.1f%%) have frames without a "
-		"function name, shown as module+0xOFFSET or 0xADDRESS.\n",
+	/* The names are resolve.c's: an unnamed PC in a module is grouped
+	 * by the function that holds it (unnamed_start), so the line says
+	 * START, not the PC's own offset, lest a reader take a row for one
+	 * instruction. */
+	fprintf(out, "\n%llu of %llu samples (%.1f%%) have frames in code "
+		"without a symbol: named module+0xSTART by the function's "
+		"start in the unwind tables (module+0xOFFSET where they have "
+		"none), or 0xADDRESS outside any module.\n",
 		(unsigned long long)h->unnamed_samples,
 		(unsigned long long)h->samples,
 		report_pct(h->unnamed_samples, h->samples));

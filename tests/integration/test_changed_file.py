@@ -59,8 +59,8 @@ def test():
     if not gone:
         raise prof.Fail('no <unloaded ...> frame:\n' + prof.top(r))
     flat, _ = prof.analyze(p.spool, args=())
-    if not re.search(r'^\d+ of \d+ samples .* have frames without a '
-                     r'function name', flat.stdout, re.M):
+    if not re.search(r'^\d+ of \d+ samples .* have frames in code '
+                     r'without a symbol', flat.stdout, re.M):
         raise prof.Fail('no line counting the unnamed samples:\n'
                         + flat.stdout)
 
