@@ -45,7 +45,6 @@
 #include "textesc.h"
 #include "timeline.h"
 #include "report_racket.h"
-#include "space.h"
 #include "srcline.h"
 #include "xmalloc.h"
 

@@ -40,7 +40,6 @@
 #include "space.h"
 #include "spool.h"
 #include "timeline.h"
-#include "xmalloc.h"
 
 #define DATA_MARKER "/*@PROFANALYZE_DATA@*/"
 

@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include "blob.h"
-#include "diag.h"
 #include "spool.h"
-#include "textesc.h"
 #include "xmalloc.h"
 
 /* Reads what the listing and the tree need, the samples of the window

@@ -30,7 +30,6 @@
 #include "modmap.h"
 #include "regfile.h"
 #include "report.h"
-#include "srcline.h"
 #include "textesc.h"
 #include "xmalloc.h"
 
