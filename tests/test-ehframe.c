@@ -75,6 +75,11 @@ START_TEST(ehframe_functions_by_fde)
 		start = 0;
 		ck_assert(ehframe_lookup(t, f->addr + f->size - 1, &start));
 		ck_assert_uint_eq(start, f->addr);
+		/* The range is the function's: what --disassemble decodes
+		 * of a function without a symbol. */
+		uint64_t end = 0;
+		ck_assert(ehframe_range(t, f->addr, &start, &end));
+		ck_assert_uint_eq(end, f->addr + f->size);
 	}
 	uint64_t start;
 	ck_assert(!ehframe_lookup(t, UINT64_MAX - 1, &start));

@@ -585,6 +585,7 @@ load_code(const struct annotate *a, uint32_t func, struct annotate_code *c)
 		.build_id_len = m->build_id_len,
 		.debug_root = a->o.load->resolve.debug_root,
 		.addr = f->addr,
+		.unnamed = f->flags & PROFILE_FUNC_UNNAMED,
 		.intel = a->o.intel,
 	};
 	if (annotate_code_load(c, &o, why, sizeof(why)) == 0)
@@ -898,7 +899,7 @@ write_disasm(FILE *out, const struct annotate *a, const struct target *t,
 		if (v > maxv)
 			maxv = v;
 	}
-	if (!c->lines)
+	if (!c->lines && t->disasm)
 		diag_note("%s: no line information (%s); --disassemble=%s "
 			  "shows instructions only", c->module, c->why_nolines,
 			  t->spec);
@@ -1120,15 +1121,16 @@ write_list_header(FILE *out, const struct annotate *a, const struct target *t,
 	fputc('\n', out);
 }
 
-static void
+/* Returns whether there were source lines to list. */
+static bool
 write_list(FILE *out, const struct annotate *a, const struct target *t,
 	   const struct annotate_code *c, struct srcfiles *fs)
 {
 	if (!c->lines) {
-		diag_note("%s: no line information (%s); --list=%s cannot "
-			  "list source lines", c->module, c->why_nolines,
-			  t->spec);
-		return;
+		diag_note("%s: no line information (%s); --list=%s shows "
+			  "the instructions instead", c->module,
+			  c->why_nolines, t->spec);
+		return false;
 	}
 	struct listing l = { 0 };
 	fill_listing(&l, t, c);
@@ -1157,6 +1159,7 @@ write_list(FILE *out, const struct annotate *a, const struct target *t,
 			is_space(a) ? "bytes" : "hits");
 	fputc('\n', out);
 	free(l.e);
+	return true;
 }
 
 int
@@ -1171,10 +1174,14 @@ annotate_write(FILE *out, struct annotate *a)
 		const struct target *t = &a->t[k];
 		const struct profile_func *f = &a->p->funcs[t->func];
 		struct annotate_code c;
-		if ((f->flags & PROFILE_FUNC_UNNAMED) ||
-		    f->module == PROFILE_NONE) {
-			diag_error("%s: cannot disassemble %s: it has no "
-				   "symbol", a->o.spool, f->text);
+		const char *module = f->module == PROFILE_NONE ? NULL :
+				     a->p->modules[f->module].path;
+		if (!module || strcmp(module, RESOLVE_JIT_MODULE) == 0) {
+			diag_error("%s: cannot show the code of %s: %s",
+				   a->o.spool, f->text, module ?
+				   "it was generated at run time (a perf "
+				   "map named it), and no file holds it" :
+				   "it is in no module, and no file holds it");
 			ret = -1;
 			continue;
 		}
@@ -1184,8 +1191,9 @@ annotate_write(FILE *out, struct annotate *a)
 		}
 		if (t->disasm)
 			write_disasm(out, a, t, &c, &fs);
-		if (t->list)
-			write_list(out, a, t, &c, &fs);
+		/* Without lines, what there is: the instructions. */
+		if (t->list && !write_list(out, a, t, &c, &fs) && !t->disasm)
+			write_disasm(out, a, t, &c, &fs);
 		annotate_code_free(&c);
 	}
 	srcfiles_free(&fs);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "ehframe.h"
 #include "xmalloc.h"
 
 #ifdef HAVE_CAPSTONE
@@ -230,6 +231,24 @@ open_lines(struct annotate_code *c)
 		c->why_nolines = xasprintf("%s: %s", dw, why);
 }
 
+/* c->size of a function without a symbol at c->addr: its FDE's. */
+static int
+fde_size(struct annotate_code *c, char *why, size_t whylen)
+{
+	struct ehframe *t = ehframe_load(&c->ef);
+	uint64_t start, end;
+	bool found = t && ehframe_range(t, c->addr, &start, &end) &&
+		     start == c->addr;
+	ehframe_free(t);
+	if (!found) {
+		snprintf(why, whylen, "it has no symbol, and no unwind table "
+			 "entry starts there to give its length");
+		return -1;
+	}
+	c->size = end - start;
+	return 0;
+}
+
 int
 annotate_code_load(struct annotate_code *c, const struct annotate_code_opts *o,
 		   char *why, size_t whylen)
@@ -240,6 +259,7 @@ annotate_code_load(struct annotate_code *c, const struct annotate_code_opts *o,
 		.build_id_len = o->build_id_len,
 		.debug_root = o->debug_root,
 		.want_dwarf = true,
+		.allow_empty = o->unnamed,
 	};
 
 	memset(c, 0, sizeof(*c));
@@ -250,17 +270,19 @@ annotate_code_load(struct annotate_code *c, const struct annotate_code_opts *o,
 		goto out_fail;
 	}
 	const struct elfsym_sym *s = elfsym_lookup(c->syms, o->addr);
-	if (!s || s->addr != o->addr || !s->size) {
+	if (!o->unnamed && (!s || s->addr != o->addr || !s->size)) {
 		snprintf(why, whylen, "the symbol has no size");
 		goto out_fail;
 	}
-	c->size = s->size;
+	c->size = o->unnamed ? 0 : s->size;
 	/* (elfsym_load checked the build-id of the file at this path.) */
 	if (elffile_open(&c->ef, o->path, &w) < 0) {
 		snprintf(why, whylen, "%s", w.text);
 		goto out_fail;
 	}
 	c->ef_open = true;
+	if (o->unnamed && fde_size(c, why, whylen) < 0)
+		goto out_fail;
 	GElf_Ehdr eh;
 	unsigned machine = gelf_getehdr(c->ef.elf, &eh) ? eh.e_machine : 0;
 	size_t len = c->size;

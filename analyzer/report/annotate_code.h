@@ -60,6 +60,9 @@ struct annotate_code_opts {
 	size_t build_id_len;
 	const char *debug_root;   /* separate debug files, or NULL */
 	uint64_t addr;            /* the function's symbol (ELF address) */
+	/* It has no symbol: addr is the start of the unwind tables' FDE
+	 * that holds it (ehframe.h), which gives its length. */
+	bool unnamed;
 	bool intel;               /* Intel syntax, else AT&T */
 };
 
@@ -67,7 +70,8 @@ struct annotate_code_opts {
 bool
 annotate_code_available(void);
 
-/* Reads and decodes the function whose symbol is at o->addr in the file
+/* Reads and decodes the function whose symbol (or, o->unnamed, whose
+ * FDE) is at o->addr in the file
  * o->path (whose build-id must be the recorded one). Returns 0 with c
  * filled, to be freed with annotate_code_free(); or -1 with a short
  * reason in why and nothing to free. The strings c points to (module,

@@ -232,6 +232,14 @@ ehframe_free(struct ehframe *t)
 bool
 ehframe_lookup(const struct ehframe *t, uint64_t addr, uint64_t *start)
 {
+	uint64_t end;
+	return ehframe_range(t, addr, start, &end);
+}
+
+bool
+ehframe_range(const struct ehframe *t, uint64_t addr, uint64_t *start,
+	      uint64_t *end)
+{
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) { /* the first range starting above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -244,5 +252,6 @@ ehframe_lookup(const struct ehframe *t, uint64_t addr, uint64_t *start)
 	if (lo == 0 || addr >= t->r[lo - 1].end)
 		return false;
 	*start = t->r[lo - 1].start;
+	*end = t->r[lo - 1].end;
 	return true;
 }

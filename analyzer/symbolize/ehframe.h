@@ -29,4 +29,9 @@ void ehframe_free(struct ehframe *t);
  * the start of the innermost one. */
 bool ehframe_lookup(const struct ehframe *t, uint64_t addr, uint64_t *start);
 
+/* The same, with *end set to the end of that FDE's range (the address
+ * past the function's last byte). */
+bool ehframe_range(const struct ehframe *t, uint64_t addr, uint64_t *start,
+		   uint64_t *end);
+
 #endif

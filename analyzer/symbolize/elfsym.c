@@ -462,12 +462,12 @@ load_symbols(struct elffile *f, const char *path, const struct elfsym_opts *o,
 				"(.dynsym cannot be read)");
 		goto out_free;
 	}
-	if (!t->syms && t->note) {
+	if (!t->syms && t->note && !o->allow_empty) {
 		elffile_why_set(why, ELFFILE_NO_SYMBOLS, "no function symbols "
 				"in .symtab or .dynsym; %s", t->note);
 		goto out_free;
 	}
-	if (!t->syms) {
+	if (!t->syms && !o->allow_empty) {
 		elffile_why_set(why, ELFFILE_NO_SYMBOLS, "no function symbols "
 				"in .symtab, .dynsym or a separate debug "
 				"file");

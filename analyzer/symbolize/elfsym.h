@@ -53,6 +53,9 @@ struct elfsym_opts {
 	const char *debug_root;
 	/* Also find the file that holds the module's DWARF (for lines). */
 	bool want_dwarf;
+	/* A file without function symbols gives an empty table (with its
+	 * PLT entries, and its DWARF when wanted) rather than NULL. */
+	bool allow_empty;
 };
 
 struct elfsym;

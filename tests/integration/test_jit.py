@@ -170,6 +170,17 @@ def check_fork(target):
     check_flat(base, 'jit_hot_loop')
 
 
+def check_no_code(spool):
+    """--disassemble of JIT code: one line saying no file holds it."""
+    r, _ = prof.analyze(spool, args=('--disassemble=jit_hot_loop',),
+                        expect_rc=1)
+    lines = r.stderr.strip().split('\n')
+    print(f'--disassemble=jit_hot_loop: {lines}')
+    if len(lines) != 1 or 'generated at run time' not in lines[0]:
+        raise prof.Fail('--disassemble=jit_hot_loop: want one line saying '
+                        f'the code was generated at run time: {lines}')
+
+
 def test():
     if platform.machine() != 'x86_64':
         raise prof.Skip('jit_loop writes x86-64 machine code; this is '
@@ -178,6 +189,7 @@ def test():
     check_records(p.spool, 'jit_hot_loop')
     _, got = check_flat(p.spool, 'jit_hot_loop')
     print(f'jit_hot_loop: {got} samples')
+    check_no_code(p.spool)
     check_live_fallback(sys.argv[1])
     check_killed(sys.argv[1])
     check_fork(sys.argv[1])

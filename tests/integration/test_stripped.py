@@ -8,6 +8,8 @@ in the unstripped work_split, each leaf is one row, and the rows split
 5:3:2. Without the grouping, each leaf's samples spread over one row per
 distinct PC, none named by the leaf's start. The flat report's footer
 counts the samples that ran in the binary without symbols and names it.
+--disassemble of the leaf_50 row decodes the function the unwind tables
+delimit, with hits adding up to the row's; --list falls back to it.
 
 On a system with dpkg, the same footer for Debian's own sha256sum (no
 symbols, as Debian ships it) names the package of its debug symbols,
@@ -76,6 +78,7 @@ def test():
                           for n in LEAVES]}
     prof.check_shares(fake, LEAVES, label='stripped')
     footer(p.spool, stripped, None)
+    disassemble(p.spool, base, at, rows)
     skipped = []
     for part in (test_debian, test_debian_library):
         try:
@@ -84,6 +87,29 @@ def test():
             skipped.append(str(e))
     if skipped:
         raise prof.Skip('; '.join(skipped))
+
+
+def disassemble(spool, base, at, rows):
+    """--disassemble of leaf_50's row, which has no symbol: the unwind
+    tables give its length, which is nm's size of leaf_50 in the
+    unstripped build; the hits add up to the row's self samples. --list
+    of it, without lines, gives the same instructions after a note."""
+    start = [a for a, n in at.items() if n == 'leaf_50'][0]
+    name = f'{base}+0x{start:x}'
+    r, _ = prof.analyze(spool, args=(f'--disassemble={name}',))
+    hits = [int(ln.split()[0]) for ln in r.stdout.split('\n')
+            if ln[:1] == ' ' and '(' in ln.split(':')[0]]
+    head = [ln for ln in r.stdout.split('\n') if ln.startswith(';;')][:2]
+    print(f'--disassemble={name}: {sum(hits)} hits; {head}')
+    if not head or not head[0].startswith(f';; disassembly of {name} ') or \
+            sum(hits) != rows['leaf_50']:
+        raise prof.Fail(f'--disassemble={name}: {sum(hits)} hits, want '
+                        f'{rows["leaf_50"]}:\n{r.stdout[:800]}')
+    r2, _ = prof.analyze(spool, args=(f'--list={name}',))
+    if r2.stdout != r.stdout or 'shows the instructions instead' \
+            not in r2.stderr:
+        raise prof.Fail(f'--list={name} without lines: not the '
+                        f'disassembly after a note:\n{r2.stderr}')
 
 
 def footer(spool, path, pkg, kind='without symbols:'):
