@@ -48,6 +48,10 @@
 
 static _Atomic int spool_fd = -1;
 static char spool_name[PATH_MAX];
+/* The spool's name in messages: spool_name, or the name profrun renames
+ * it to when the program has ended (PROF_SPOOL_FINAL), since the file
+ * the user will look for is that one. */
+static const char *spool_shown = spool_name;
 /* What spool_fd is: a program that closes every descriptor it does not
  * know of (closefrom) may reuse the number for a file of its own, which
  * must never receive spool records nor be closed by us. */
@@ -174,7 +178,7 @@ past_limit(uint64_t off)
 	if (atomic_compare_exchange_strong(&size_limit_ns, &zero, now ? now : 1)) {
 		gate_size(1);
 		log_msg("%s: the spool reached its size limit (%lu bytes); "
-			"sampling stopped", spool_name, (unsigned long)max);
+			"sampling stopped", spool_shown, (unsigned long)max);
 	}
 	return 1;
 }
@@ -223,7 +227,7 @@ warn_room(int err)
 {
 	if (!atomic_exchange(&warned_room, 1))
 		log_msg("%s: cannot extend the spool (%s); records are dropped "
-			"and counted until there is room", spool_name,
+			"and counted until there is room", spool_shown,
 			error_words(err));
 }
 
@@ -595,9 +599,15 @@ open_image_spool(char *path, size_t cap)
 int
 appender_open(void)
 {
+	const struct prof_config *cfg = &prof_state.cfg;
 	int rc = open_image_spool(spool_name, sizeof(spool_name));
 	if (rc < 0)
 		return rc;
+	/* Only the spool profrun prepared is renamed; OUTPUT.PID[.N] keep
+	 * their names. */
+	spool_shown = cfg->primary && strcmp(spool_name, cfg->spool_path) == 0
+			      ? cfg->spool_final
+			      : spool_name;
 	/* Keep the descriptor out of the low numbers the target uses. */
 	spool_fd = prof_fd_raise(rc, SPOOL_FD_MIN);
 	struct stat st;
@@ -701,7 +711,7 @@ write_footer(uint32_t end_reason, uint32_t end_signal)
 	uint64_t off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
 	int rc = pwrite_all(fd, out, b.len, off);
 	if (rc < 0)
-		log_msg("%s: cannot write the spool's footer (%s)", spool_name,
+		log_msg("%s: cannot write the spool's footer (%s)", spool_shown,
 			error_words(-rc));
 }
 

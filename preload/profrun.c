@@ -683,6 +683,7 @@ set_env(struct env *e, const struct options *o, const char *lib,
 		snprintf(buf, sizeof(buf), "%s", lib);
 	setenv_in(e, "LD_PRELOAD", buf);
 	setenv_in(e, "PROF_SPOOL", tmp);
+	setenv_in(e, "PROF_SPOOL_FINAL", o->output);
 	setenv_in(e, "PROF_OUTPUT", o->output);
 	snprintf(buf, sizeof(buf), "%u", o->hz);
 	setenv_in(e, "PROF_HZ", buf);

@@ -132,6 +132,17 @@ prof_config_from_env(struct prof_config *cfg)
 		return -EINVAL;
 	}
 	strcpy(cfg->output, output);
+	/* profrun gives the program a temporary PROF_SPOOL and renames it
+	 * when the program has ended; messages name the file the user will
+	 * find. */
+	const char *final = getenv("PROF_SPOOL_FINAL");
+	if (!final || !*final)
+		final = path;
+	if (strlen(final) >= sizeof(cfg->spool_final)) {
+		log_msg("PROF_SPOOL_FINAL: path too long; profiling disabled");
+		return -EINVAL;
+	}
+	strcpy(cfg->spool_final, final);
 	/* PROF_PARENT names profrun: the process it started, its child, is
 	 * the primary (as are the images that process execs). Without it (the
 	 * library preloaded by hand) the first process to load it is. */

@@ -29,6 +29,8 @@
 struct prof_config {
 	char spool_path[PATH_MAX]; /* PROF_SPOOL: spool of the first process */
 	char output[PATH_MAX];     /* PROF_OUTPUT: others write OUTPUT.PID[.N] */
+	char spool_final[PATH_MAX]; /* PROF_SPOOL_FINAL: spool_path's name
+				     * once profrun has renamed it */
 	int primary;               /* this is the process profrun started */
 	int follow;                /* profile children and exec'd images */
 	unsigned hz;

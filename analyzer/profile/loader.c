@@ -143,8 +143,8 @@ progress(struct load *l, int pass, const struct spool_rec *r, size_t size)
 	if (t - l->t0_ns < 1000000000u)
 		return;
 	double done = size ? (double)pos / (double)size : 1.0;
-	fprintf(stderr, "\rprofanalyze: %s: reading, %3.0f%% (%.0f s)",
-		l->path, 50.0 * (done + (pass - 1)), (double)(t - l->t0_ns) / 1e9);
+	diag_progress("%s: reading, %3.0f%% (%.0f s)", l->path,
+		      50.0 * (done + (pass - 1)), (double)(t - l->t0_ns) / 1e9);
 	l->shown = true;
 }
 

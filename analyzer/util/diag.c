@@ -20,19 +20,19 @@ diag_set_quiet(bool q)
 
 /* The message is formatted first and written escaped: the paths, names
  * and command lines in it come from the profiled program. */
-static void __attribute__((format(printf, 2, 0)))
-vmessage(const char *kind, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+vmessage(const char *kind, const char *end, const char *fmt, va_list ap)
 {
 	char *msg;
 
 	if (vasprintf(&msg, fmt, ap) < 0) {
-		fprintf(stderr, "%s: %s(message lost: out of memory)\n",
-			DIAG_PROGRAM, kind);
+		fprintf(stderr, "%s: %s(message lost: out of memory)%s",
+			DIAG_PROGRAM, kind, end);
 		return;
 	}
 	fprintf(stderr, "%s: %s", DIAG_PROGRAM, kind);
 	textesc_put(stderr, msg);
-	fputc('\n', stderr);
+	fputs(end, stderr);
 	free(msg);
 }
 
@@ -41,7 +41,7 @@ diag_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage("", fmt, ap);
+	vmessage("", "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -52,7 +52,7 @@ diag_warn(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	vmessage("warning: ", fmt, ap);
+	vmessage("warning: ", "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -63,6 +63,18 @@ diag_note(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	vmessage("note: ", fmt, ap);
+	vmessage("note: ", "\n", fmt, ap);
+	va_end(ap);
+}
+
+/* The carriage return is written before the message, not escaped in it:
+ * it is what puts the line over the previous one. */
+void
+diag_progress(const char *fmt, ...)
+{
+	va_list ap;
+	fputc('\r', stderr);
+	va_start(ap, fmt);
+	vmessage("", "", fmt, ap);
 	va_end(ap);
 }

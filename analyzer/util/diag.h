@@ -26,6 +26,13 @@ diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void
 diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "\rprofanalyze: <message>" without a newline: the progress line, which
+ * the next call writes over in place. Escaped as the other messages are
+ * (it quotes the spool's path); shown whether quiet or not, so the caller
+ * decides when (on a terminal only). */
+void
+diag_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* While quiet is true, warnings and notes are not written (errors are):
  * for a second read of inputs whose warnings the first read gave. */
 void

@@ -3,7 +3,8 @@
 malloc/free pairs with every allocation of 64 bytes sampled writes far
 more than 256 KiB of sampled allocations and releases; with --max-size=256K the
 spool stays within 256 KiB, the program's output and exit status are
-its own, stderr says once that sampling stopped, and profanalyze reads
+its own, stderr says once that sampling stopped (naming the spool by
+its final name), and profanalyze reads
 the spool whole (footer included) and says when the limit was reached.
 A size below the 256 KiB minimum is refused before the program runs.
 
@@ -32,6 +33,12 @@ def test():
     if len(lines) != 1 or '262144 bytes' not in lines[0]:
         raise prof.Fail(f'want one line on stderr naming the size limit, '
                         f'got {lines}')
+    # The line names the spool the user will find, not the temporary
+    # file profrun renames into place when the program has ended.
+    named = f'profrun: {os.path.abspath(spool)}: the spool reached'
+    if not lines[0].startswith(named):
+        raise prof.Fail(f'the line does not name the spool {spool}: '
+                        f'{lines[0]}')
     size = os.path.getsize(spool)
     print(f'spool: {size} bytes')
     if size > LIMIT:
