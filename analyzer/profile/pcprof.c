@@ -289,41 +289,6 @@ add_line(struct pcprof *pc, struct pcprof_loc *l, uint32_t func, uint32_t line)
 	l->nlines++;
 }
 
-/* file made absolute against dir (the unit's compilation directory) and
- * "x/../" and "./" taken out, as pprof -list opens the path it is given;
- * NULL stays NULL. Returns a new string or NULL. */
-static char *
-source_path(const char *dir, const char *file)
-{
-	if (!file)
-		return NULL;
-	char *p = file[0] == '/' || !dir ? xstrdup(file) :
-					   xasprintf("%s/%s", dir, file);
-	if (p[0] != '/')
-		return p;
-	/* Components kept so far end at out; each "x/.." drops one. */
-	size_t out = 0;
-	for (char *c = p + 1; *c;) {
-		char *end = strchrnul(c, '/');
-		size_t n = (size_t)(end - c);
-		if ((n == 1 && c[0] == '.') || n == 0) {
-			/* skip */
-		} else if (n == 2 && c[0] == '.' && c[1] == '.') {
-			while (out > 0 && p[--out] != '/')
-				;
-		} else {
-			p[out++] = '/';
-			memmove(p + out, c, n);
-			out += n;
-		}
-		c = *end ? end + 1 : end;
-	}
-	if (!out)
-		p[out++] = '/';
-	p[out] = '\0';
-	return p;
-}
-
 /* The lines of location k from sl (NULL: the function's name alone). */
 static void
 resolve_loc(struct pcprof *pc, uint32_t k, struct srcline *sl)
@@ -350,9 +315,9 @@ resolve_loc(struct pcprof *pc, uint32_t k, struct srcline *sl)
 		dir = srcline_comp_dir(sl, l->elf_addr);
 	}
 	/* files[j]: the file of line j; the outer function's last. */
-	files[0] = source_path(dir, file ? file : decl);
+	files[0] = srcline_path(dir, file ? file : decl);
 	for (size_t j = 0; j < nin; j++)
-		files[j + 1] = source_path(dir, strcmp(inl[j].call_file, "?") ?
+		files[j + 1] = srcline_path(dir, strcmp(inl[j].call_file, "?") ?
 							inl[j].call_file :
 							NULL);
 	for (size_t j = 0; j <= nin; j++) {
@@ -364,7 +329,7 @@ resolve_loc(struct pcprof *pc, uint32_t k, struct srcline *sl)
 	}
 	l->decl = pc->lines[l->line0 + nin].func;
 	if (decl) {
-		char *d = source_path(dir, decl);
+		char *d = srcline_path(dir, decl);
 		l->decl = func_of(pc, outer, d, decl_line);
 		free(d);
 	}

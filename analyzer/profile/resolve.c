@@ -395,6 +395,18 @@ line_hash(uint64_t sym, const char *file, unsigned line)
 			     file);
 }
 
+/* Gives function fn its source position: file (as the DWARF of the unit
+ * holding elf_addr names it) made absolute, as the exports that read
+ * the PCs again (pcprof.h) give it. */
+static void
+set_source(struct resolver *r, struct rfile *f, uint32_t fn,
+	   uint64_t elf_addr, const char *file, unsigned line)
+{
+	char *path = srcline_path(srcline_comp_dir(f->lines, elf_addr), file);
+	profile_func_set_source(r->prof, fn, path, line);
+	free(path);
+}
+
 /* The function "name (file:line)" of symbol s, made once per file, line
  * and symbol. Colliding hashes probe the next key. */
 static uint32_t
@@ -414,7 +426,7 @@ line_func(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
 	char *sym = symbol_name(r, s->name, &version);
 	char *name = xasprintf("%s (%s:%u)", sym, base_name(file), line);
 	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, s->addr, 0);
-	profile_func_set_source(r->prof, fn, file, line);
+	set_source(r, f, fn, s->addr, file, line);
 	profile_func_set_version(r->prof, fn, version);
 	free(name);
 	free(sym);
@@ -456,7 +468,7 @@ inline_name(const struct resolver *r, const struct srcline_inline *in)
  * with lines once per (name, file, line): "name" or "name (file:line)",
  * flagged PROFILE_FUNC_INLINED. file is NULL without lines. */
 static uint32_t
-inline_func(struct resolver *r, struct rfile *f,
+inline_func(struct resolver *r, struct rfile *f, uint64_t elf_addr,
 	    const struct srcline_inline *in, const char *file, unsigned line)
 {
 	const char *key = in->linkage ? in->linkage : in->name;
@@ -474,7 +486,7 @@ inline_func(struct resolver *r, struct rfile *f,
 	uint32_t fn = profile_add_func(r->prof, f->pmodule, name, 0,
 				       PROFILE_FUNC_INLINED);
 	if (file)
-		profile_func_set_source(r->prof, fn, file, line);
+		set_source(r, f, fn, elf_addr, file, line);
 	if (name != plain)
 		free(name);
 	free(plain);
@@ -536,7 +548,8 @@ named_frames(struct resolver *r, struct rfile *f, const struct elfsym_sym *s,
 			lf = file;
 			ll = line;
 		}
-		r->pool[at + nin - j] = inline_func(r, f, &inl[j], lf, ll);
+		r->pool[at + nin - j] = inline_func(r, f, elf_addr, &inl[j],
+						    lf, ll);
 	}
 	r->npool += nin + 1;
 	return FRAMES_TAG | (uint64_t)at << 8 | (uint64_t)(nin + 1);

@@ -30,6 +30,7 @@
 #include "modmap.h"
 #include "regfile.h"
 #include "report.h"
+#include "srcline.h"
 #include "textesc.h"
 #include "xmalloc.h"
 
@@ -1075,8 +1076,9 @@ write_block(FILE *out, const struct annotate *a, const struct annotate_code *c,
 
 static void
 write_block_heading(FILE *out, const struct annotate *a, uint32_t func,
-		    const struct lentry *e)
+		    const struct annotate_code *c, const struct lentry *e)
 {
+	char *path = srcline_path(c->comp_dir, e->file);
 	if (e->inl) {
 		fputs(";; inlined into ", out);
 		textesc_put(out, a->p->funcs[func].text);
@@ -1086,8 +1088,9 @@ write_block_heading(FILE *out, const struct annotate *a, uint32_t func,
 	} else {
 		fputs(";; ", out);
 	}
-	textesc_put(out, e->file);
+	textesc_put(out, path);
 	fputc('\n', out);
+	free(path);
 }
 
 static void
@@ -1100,9 +1103,11 @@ write_list_header(FILE *out, const struct annotate *a, const struct target *t,
 	fputs(" in ", out);
 	textesc_put(out, c->module);
 	if (c->decl_file) {
+		char *path = srcline_path(c->comp_dir, c->decl_file);
 		fputs(", declared at ", out);
-		textesc_put(out, c->decl_file);
+		textesc_put(out, path);
 		fprintf(out, ":%u", c->decl_line);
+		free(path);
 	}
 	fputc('\n', out);
 	fprintf(out, ";; self %" PRIu64 ", total %" PRIu64 " %s of %" PRIu64
@@ -1149,7 +1154,7 @@ write_list(FILE *out, const struct annotate *a, const struct target *t,
 		if (!l.e[i].inl && c->decl_file && c->decl_line < lo &&
 		    strcmp(c->decl_file, l.e[i].file) == 0)
 			lo = c->decl_line;
-		write_block_heading(out, a, t->func, &l.e[i]);
+		write_block_heading(out, a, t->func, c, &l.e[i]);
 		write_block(out, a, c, l.e + i, j - i, lo, fs, w);
 		i = j;
 	}

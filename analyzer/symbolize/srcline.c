@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xmalloc.h"
 
@@ -476,3 +477,38 @@ srcline_function(struct srcline *s, uint64_t addr, const char **file,
 }
 
 #endif
+
+/* file made absolute against dir (the unit's compilation directory) and
+ * "x/../" and "./" taken out, as pprof -list opens the path it is given;
+ * NULL stays NULL. Returns a new string or NULL. */
+char *
+srcline_path(const char *dir, const char *file)
+{
+	if (!file)
+		return NULL;
+	char *p = file[0] == '/' || !dir ? xstrdup(file) :
+					   xasprintf("%s/%s", dir, file);
+	if (p[0] != '/')
+		return p;
+	/* Components kept so far end at out; each "x/.." drops one. */
+	size_t out = 0;
+	for (char *c = p + 1; *c;) {
+		char *end = strchrnul(c, '/');
+		size_t n = (size_t)(end - c);
+		if ((n == 1 && c[0] == '.') || n == 0) {
+			/* skip */
+		} else if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (out > 0 && p[--out] != '/')
+				;
+		} else {
+			p[out++] = '/';
+			memmove(p + out, c, n);
+			out += n;
+		}
+		c = *end ? end + 1 : end;
+	}
+	if (!out)
+		p[out++] = '/';
+	p[out] = '\0';
+	return p;
+}

@@ -56,6 +56,12 @@ srcline_inlines(struct srcline *s, uint64_t addr, struct srcline_inline *out,
 const char *
 srcline_comp_dir(struct srcline *s, uint64_t addr);
 
+/* file made absolute against dir (the unit's compilation directory,
+ * srcline_comp_dir) and "x/../" and "./" taken out, as pprof -list opens
+ * the path it is given; NULL stays NULL. Returns a new string or NULL. */
+char *
+srcline_path(const char *dir, const char *file);
+
 /* The file and line where the function (DW_TAG_subprogram) holding addr
  * is declared. Returns true and sets *file (valid as long as s) and
  * *line, or false when the DWARF does not say. */

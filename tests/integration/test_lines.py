@@ -3,7 +3,8 @@
 leaves are split by source line, every piece carries the file and line
 of its code, the loop the leaves spend their time in is found in work.h
 (inlined from work_spin), and the pieces of each leaf still add up to
-the 50:30:20 split. The flat report prints them as name (file:line).
+the 50:30:20 split. The flat report prints them as name (file:line), and
+the JSON gives each file's absolute path.
 
 usage: test_lines.py WORK_SPLIT
 """
@@ -43,6 +44,11 @@ def test():
                 prof.field(f, 'line') != int(m.group(3)):
             raise prof.Fail(f'{f["name"]}: file {f["file"]} line '
                             f'{f["line"]} do not match its name')
+        # Absolute, as pprof's and callgrind's are: the build's DWARF
+        # names it relative to the build directory.
+        if not os.path.isabs(f['file']) or not os.path.isfile(f['file']):
+            raise prof.Fail(f'{f["name"]}: file {f["file"]} is not the '
+                            f'absolute path of a source file')
         by_leaf[m.group(1)] += f['self_samples']
         if f['file'].endswith('/work.h') and first <= f['line'] <= last:
             in_loop += f['self_samples']
