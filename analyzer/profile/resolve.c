@@ -165,12 +165,18 @@ display_base(const char *path)
 	return path[0] == '[' ? path : base_name(path);
 }
 
-/* The form unnamed frames of f take, for the warning. */
+/* The form unnamed frames of f take, for the warning: in a file read
+ * without symbols, the start of the function the unwind tables give
+ * (unnamed_start), where they have one. */
 static char *
 unnamed_form(const struct rfile *f)
 {
 	if (f->gone)
 		return xasprintf("<unloaded %s+0xOFFSET>", display_base(f->path));
+	if (f->no_symbols)
+		return xasprintf("%s+0xSTART (a function's start in its "
+				 "unwind tables; +0xOFFSET where they have "
+				 "none)", display_base(f->path));
 	return xasprintf("%s+0xOFFSET", display_base(f->path));
 }
 
