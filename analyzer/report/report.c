@@ -470,15 +470,16 @@ report_thread_unsampled(const struct profile *p, const struct profile_thread *t,
 			uint64_t *cpu_ns)
 {
 	const struct profile_header *h = &p->hdr;
+	bool user_only = h->process_flags & SPOOL_PROCESS_USER_ONLY;
+	uint64_t cpu = !t->has_cpu ? 0 :
+		       user_only && t->user_known ? t->user_ns : t->cpu_ns;
+	*cpu_ns = cpu;
 	/* A window's samples stand for part of the thread's CPU time, and
 	 * which part is not known (the CPU times are the run's). */
 	if (p->hdr.kind == PROFILE_KIND_SPACE || !t->has_cpu || t->excluded ||
 	    h->window || (h->timer == SPOOL_TIMER_NONE && !h->requested_hz))
 		return false;
-	bool user_only = h->process_flags & SPOOL_PROCESS_USER_ONLY;
-	uint64_t cpu = user_only && t->user_known ? t->user_ns : t->cpu_ns;
 	uint64_t period = h->period_ns ? h->period_ns : 1000000;
-	*cpu_ns = cpu;
 	/* Below 20 periods a thread may miss half its samples by chance. */
 	return cpu / 20 >= period && t->weight < cpu / 2;
 }
@@ -671,8 +672,8 @@ report_threads_write(FILE *out, const struct profile *p)
 			fputc('\n', out);
 		else if (!t->has_cpu || t->excluded)
 			fprintf(out, " %11s %8s\n", "-", "-");
-		else if (!cpu)
-			fprintf(out, " %11.3f %8s\n", 0.0, "-");
+		else if (!cpu || p->hdr.window)
+			fprintf(out, " %11.3f %8s\n", report_seconds(cpu), "-");
 		else
 			fprintf(out, " %11.3f %7.0f%%%s\n", report_seconds(cpu),
 				100.0 * (double)t->weight / (double)cpu,

@@ -62,8 +62,9 @@ report_delivered_hz(const struct profile_header *h, double *hz);
 
 /* Whether thread t of a time profile ran much longer than its samples
  * stand for (its samples' weight under half its CPU time, of 20 periods
- * or more); *cpu_ns is then the CPU time its samples should cover (user
- * mode only when the samples do). */
+ * or more; never with --from/--to, whose samples cover an unknown part
+ * of it). *cpu_ns is always set: the CPU time its samples should cover
+ * (user mode only when the samples do), 0 when unknown. */
 bool
 report_thread_unsampled(const struct profile *p, const struct profile_thread *t,
 			uint64_t *cpu_ns);

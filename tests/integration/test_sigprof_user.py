@@ -16,7 +16,8 @@ sampled whatever mask the program gives it.
   their samples.
 - rawmask: a thread that blocks SIGPROF with the raw system call, which
   the library cannot see, is named in the report with its unsampled CPU
-  time.
+  time; not with --from (a window's samples cover an unknown part of the
+  CPU time), where --threads gives its CPU time without a share.
 - exec: an image exec'd with SIGPROF blocked starts with it blocked.
 
 usage: test_sigprof_user.py SIGPROF_USER
@@ -95,6 +96,19 @@ def test():
     if len(line) != 1 or f'thread {unsampled[0]["tid"]} ' not in line[0]:
         raise prof.Fail(f'rawmask: the report does not name the unsampled '
                         f'thread: {line}')
+    # A window's samples cover an unknown part of the CPU time: no thread
+    # is called unsampled, --threads gives the CPU time and no share.
+    tid = str(unsampled[0]['tid'])
+    text = prof.run([prof.profanalyze_path(), '--from=0', p.spool]).stdout
+    rows = prof.run([prof.profanalyze_path(), '--threads', '--from=0',
+                     p.spool]).stdout.splitlines()
+    row = [r.split() for r in rows if r.split()[:1] == [tid]]
+    print(f'rawmask --from=0: {row}')
+    if any(l.startswith('Unsampled:') for l in text.splitlines()) or \
+            len(row) != 1 or row[0][-1] != '-' or \
+            not float(row[0][-2]) >= 0.1:
+        raise prof.Fail(f'rawmask --from=0: an unsampled line or a share '
+                        f'of the CPU time: {row}')
 
     p = prof.profile(target, ['exec'], ['--timer=perf'], expect_rc=None)
     print(f'exec: exit {p.rc} {p.stdout.strip()}')

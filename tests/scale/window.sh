@@ -41,6 +41,10 @@ check "--to before --from" 2 "$?"
 check "no unsampled line" 0 "$(grep -c '^Unsampled' "$tmp/flat")"
 "$ana" --processes --from=2 --to=5 "$tmp/w.spool" >"$tmp/procs" 2>&1
 check "--processes samples" 3000 "$(awk 'NR == 2 {print $3}' "$tmp/procs")"
+# --threads: the window's samples, the run's CPU time, no share of it.
+"$ana" --threads --from=2 --to=5 "$tmp/w.spool" >"$tmp/threads" 2>&1
+check "--threads" "3000 3.000 - -" \
+	"$(awk 'NR == 2 {print $3, $4, $5, $6}' "$tmp/threads")"
 "$ana" --json --from=2 --to=5 "$tmp/w.spool" >"$tmp/json" 2>&1
 check "JSON window" "2 5 3000 10000" "$(python3 -c '
 import json, sys
