@@ -84,10 +84,6 @@ struct load {
 	uint64_t *tmp;           /* one stack's PCs, decoded */
 	size_t tmp_cap;
 	uint64_t unknown_stacks; /* references to stacks never defined */
-	/* The space profile's allocations that --thread and --from/--to
-	 * select, whether or not the view selects them too: their count,
-	 * bytes and variance, and the variance of those it does. */
-	struct { uint64_t n; double bytes, var, view_var; } sel;
 	/* Samples of a stack a SAMPLES record refers to, by thread: the
 	 * first is added as it comes (so functions and tree nodes are made
 	 * in the order a SAMPLE record's would make them), the others are
@@ -1074,21 +1070,6 @@ take_alloc(struct load *l, const struct spool_sample *s, uint64_t size,
 	call_hook(l, opts, s, l->stack, n, s->weight, 1, 0);
 }
 
-/* Counts an allocation of size bytes and weight that --thread and
- * --from/--to select into l->sel; returns in_view, whether the view
- * selects it too. */
-static bool
-count_selected(struct load *l, uint64_t weight, uint64_t size, bool in_view)
-{
-	double var = space_sample_var(weight, size);
-	l->sel.n++;
-	l->sel.bytes += (double)weight;
-	l->sel.var += var;
-	if (in_view)
-		l->sel.view_var += var;
-	return in_view;
-}
-
 /* The allocations of an ALLOCS record that the view selected, *k counting
  * the allocations read so far, as second_pass_space: the entries read
  * here are those take_space logged, as both stop at the same one. */
@@ -1108,11 +1089,8 @@ take_space_entries(struct load *l, const struct spool_rec *r,
 	bool wanted = !opts || thread_wanted(l, opts, h.tid);
 	spool_space_begin(&c, &h);
 	while (spool_space_next(&c, &e) == 1) {
-		if (e.release)
-			continue;
-		bool in_view = selected[(*k)++];
-		if (!wanted || !in_window(l, opts, e.time_ns) ||
-		    !count_selected(l, e.weight, e.size, in_view))
+		if (e.release || !selected[(*k)++] || !wanted ||
+		    !in_window(l, opts, e.time_ns))
 			continue;
 		struct spool_sample s = { .time_ns = e.time_ns, .tid = h.tid,
 					  .weight = e.weight };
@@ -1144,12 +1122,9 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 			take_space_entries(l, &r, selected, &k, opts);
 			continue;
 		}
-		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0)
-			continue;
-		bool in_view = selected[k++];
-		if ((opts && !thread_wanted(l, opts, a.tid)) ||
-		    !in_window(l, opts, a.time_ns) ||
-		    !count_selected(l, a.weight, a.size, in_view))
+		if (r.type != SPOOL_REC_ALLOC || spool_get_alloc(&r, &a) != 0 ||
+		    !selected[k++] || (opts && !thread_wanted(l, opts, a.tid)) ||
+		    !in_window(l, opts, a.time_ns))
 			continue;
 		struct spool_sample s = {
 			.time_ns = a.time_ns, .tid = a.tid,
@@ -1178,27 +1153,36 @@ select_allocs(struct load *l, const struct loader_opts *opts)
 }
 
 /* A space profile's header describes what --thread and --from/--to
- * select: the bytes allocated then, and the expected errors, are theirs
- * (the second pass counted them); the allocations the spool holds stay
- * the run's (alloc_records). */
+ * select: the allocations, the bytes allocated, the expected errors and
+ * the blocks freed are theirs (in_view[i]: the view selects allocation
+ * i); the allocations the spool holds stay the run's (alloc_records). */
 static void
-take_selection(struct load *l, const struct loader_opts *opts)
+take_selection(struct load *l, const struct loader_opts *opts,
+	       const bool *in_view)
 {
+	const struct space_log *log = &l->space;
 	struct profile_header *h = &l->prof->hdr;
-	h->window_allocs = l->sel.n;
+	struct profile_space *s = &h->space;
+	h->window_allocs = log->nallocs;
 	bool *sel = opts ? select_allocs(l, opts) : NULL;
 	if (!sel)
 		return;
-	h->space.alloc_bytes = l->sel.bytes;
-	h->space.alloc_var = l->sel.var;
-	h->space.view_var = l->sel.view_var;
-	/* The sampled blocks freed: of those selected. */
-	uint64_t *ended = space_log_lifetimes(&l->space);
-	h->space.matched_frees = 0;
-	for (size_t i = 0; i < l->space.nallocs; i++)
-		h->space.matched_frees +=
-			sel[i] && ended[i] != UINT64_MAX &&
-			!(l->space.allocs[i].flags & SPOOL_ALLOC_UNTRACKED);
+	uint64_t *ended = space_log_lifetimes(log);
+	h->window_allocs = 0;
+	s->alloc_bytes = s->alloc_var = s->view_var = 0;
+	s->matched_frees = 0;
+	for (size_t i = 0; i < log->nallocs; i++) {
+		const struct space_alloc_ev *a = &log->allocs[i];
+		if (!sel[i])
+			continue;
+		double var = space_sample_var(a->weight, a->size);
+		h->window_allocs++;
+		s->alloc_bytes += (double)a->weight;
+		s->alloc_var += var;
+		s->view_var += in_view[i] ? var : 0;
+		s->matched_frees += ended[i] != UINT64_MAX &&
+				    !(a->flags & SPOOL_ALLOC_UNTRACKED);
+	}
 	free(ended);
 	free(sel);
 }
@@ -1294,7 +1278,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.prof->hdr.run_samples = p1.samples;
 	if (selected) {
 		second_pass_space(&l, &c, p1.stop, selected, opts);
-		take_selection(&l, opts);
+		take_selection(&l, opts, selected);
 	} else {
 		second_pass(&l, &c, p1.stop, opts);
 	}
