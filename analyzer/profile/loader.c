@@ -1153,18 +1153,17 @@ select_allocs(struct load *l, const struct loader_opts *opts)
 }
 
 /* A space profile's header describes what --thread and --from/--to
- * select: the allocations, the bytes allocated, the expected errors and
- * the blocks freed are theirs (in_view[i]: the view selects allocation
- * i); the allocations the spool holds stay the run's (alloc_records). */
+ * select (sel, select_allocs'; NULL: all): the allocations, the bytes
+ * allocated, the expected errors and the blocks freed are theirs
+ * (in_view[i]: the view selects allocation i); the allocations the
+ * spool holds stay the run's (alloc_records). */
 static void
-take_selection(struct load *l, const struct loader_opts *opts,
-	       const bool *in_view)
+take_selection(struct load *l, const bool *sel, const bool *in_view)
 {
 	const struct space_log *log = &l->space;
 	struct profile_header *h = &l->prof->hdr;
 	struct profile_space *s = &h->space;
 	h->window_allocs = log->nallocs;
-	bool *sel = opts ? select_allocs(l, opts) : NULL;
 	if (!sel)
 		return;
 	uint64_t *ended = space_log_lifetimes(log);
@@ -1184,7 +1183,6 @@ take_selection(struct load *l, const struct loader_opts *opts,
 				    !(a->flags & SPOOL_ALLOC_UNTRACKED);
 	}
 	free(ended);
-	free(sel);
 }
 
 /* Time or space, and for space the view's selection (NULL for time). */
@@ -1221,16 +1219,6 @@ choose_kind(struct load *l, const struct pass1 *p1,
 	return sel;
 }
 
-/* Passes the spool's allocations to opts->space_hook with those that
- * --thread and --from/--to select. */
-static void
-call_space_hook(struct load *l, const struct loader_opts *opts)
-{
-	bool *sel = select_allocs(l, opts);
-	opts->space_hook(opts->space_hook_arg, &l->space, sel);
-	free(sel);
-}
-
 struct profile *
 loader_read(const char *path, const struct loader_opts *opts)
 {
@@ -1261,8 +1249,10 @@ loader_read(const char *path, const struct loader_opts *opts)
 	report_damage(&l, &p1);
 
 	bool *selected = choose_kind(&l, &p1, opts);
+	/* The allocations --thread and --from/--to select (NULL: all). */
+	bool *chosen = opts ? select_allocs(&l, opts) : NULL;
 	if (opts && opts->space_hook)
-		call_space_hook(&l, opts);
+		opts->space_hook(opts->space_hook_arg, &l.space, chosen);
 	if (opts && opts->window) {
 		l.prof->hdr.window = true;
 		l.prof->hdr.window_from_ns = opts->from_ns;
@@ -1278,7 +1268,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	l.prof->hdr.run_samples = p1.samples;
 	if (selected) {
 		second_pass_space(&l, &c, p1.stop, selected, opts);
-		take_selection(&l, opts, selected);
+		take_selection(&l, chosen, selected);
 	} else {
 		second_pass(&l, &c, p1.stop, opts);
 	}
@@ -1309,6 +1299,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 	free(l.pcs);
 	free(l.tmp);
 	free(selected);
+	free(chosen);
 	space_log_free(&l.space);
 	blob_close(&b);
 	profile_finish(l.prof);

@@ -14,8 +14,9 @@
  * The same read keeps the sampled allocations of the threads and the
  * window that --thread and --from/--to select (all of them without),
  * with the time each block was freed (for the estimated heap over time,
- * whatever the profile's kind and view) and each spool's process (pid, parent, command line) with its
- * parent among the spools read (family.h).
+ * whatever the profile's kind and view) and each spool's process (pid,
+ * parent, command line) with its parent among the spools read
+ * (family.h).
  */
 #ifndef PROFANALYZE_TIMELINE_H
 #define PROFANALYZE_TIMELINE_H
