@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Hostile targets, bare and profiled: the profiler never changes what a
+program does (ARCHITECTURE.md, rule 2). Each case runs a program of
+tests/targets/hostile bare, then under profrun with each of its option
+sets (as many times as the case asks: some defects showed once in a few
+runs), and compares exit status, standard output and standard error
+(less the library's own "profrun: " lines, which are how it says that it
+stopped profiling). A hang is a failure: every run has a timeout.
+
+A case may also check the spool the profiled run left (check=), for the
+defects that lost data rather than killed the program.
+
+Every defect of this kind that is found gets a target and a case here
+(issue #31); the table grows, it never shrinks.
+
+usage: test_hostile.py [CASE...] -- HOSTILE-TARGET...
+  (meson passes the targets; CASE names select cases, default all)
+"""
+import os
+import resource
+import sys
+
+import prof
+
+
+class Case:
+    """name: the case; target: the hostile_NAME program's NAME; args: its
+    arguments; option_sets: the profrun options of each profiled run
+    (default: the defaults alone); runs: profiled runs per option set;
+    limits: {RLIMIT_X: soft} set for the bare and the profiled run (for
+    the latter, on profrun, which the target inherits: as a user's shell
+    `ulimit` would); timeout: seconds a run may take; check(spool,
+    profiled_result): extra checks of the spool of the first run of each
+    option set."""
+
+    def __init__(self, name, target, args=(), option_sets=((),), runs=1,
+                 limits=None, timeout=60, check=None, env=None):
+        self.name = name
+        self.target = target
+        self.args = [str(a) for a in args]
+        self.option_sets = [list(o) for o in option_sets]
+        self.runs = runs
+        self.limits = limits or {}
+        self.timeout = timeout
+        self.check = check
+        self.env = env
+
+
+CASES = [
+    Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
+                                        ('--clock=wall',))),
+]
+
+
+def limiter(limits):
+    if not limits:
+        return None
+
+    def apply():
+        for res, soft in limits.items():
+            _, hard = resource.getrlimit(res)
+            resource.setrlimit(res, (soft, hard))
+    return apply
+
+
+def without_profiler_lines(text):
+    return ''.join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith('profrun: '))
+
+
+def run_case(case, path):
+    argv = [path] + case.args
+    bare = prof.run(argv, timeout=case.timeout, env=case.env,
+                    preexec_fn=limiter(case.limits))
+    print(f'{case.name}: bare exit {bare.returncode}, '
+          f'{len(bare.stdout)} bytes out')
+    for opts in case.option_sets:
+        for i in range(case.runs):
+            spool = os.path.join(prof.tmpdir(), 'h.spool')
+            r = prof.profrun(['-q', '-o', spool] + opts + ['--'] + argv,
+                             timeout=case.timeout, env=case.env,
+                             preexec_fn=limiter(case.limits))
+            what = f'{case.name} {" ".join(opts) or "(defaults)"} run {i + 1}'
+            if r.returncode != bare.returncode:
+                raise prof.Fail(f'{what}: exit {r.returncode}, bare '
+                                f'{bare.returncode}\nstderr: '
+                                f'{r.stderr[-2000:]}')
+            if r.stdout != bare.stdout:
+                raise prof.Fail(f'{what}: output differs from bare:\n'
+                                f'bare: {bare.stdout[-1000:]!r}\n'
+                                f'profiled: {r.stdout[-1000:]!r}')
+            if without_profiler_lines(r.stderr) != bare.stderr:
+                raise prof.Fail(f'{what}: standard error differs from '
+                                f'bare:\nbare: {bare.stderr[-1000:]!r}\n'
+                                f'profiled: {r.stderr[-1000:]!r}')
+            if case.check and i == 0:
+                case.check(spool, r)
+        print(f'{case.name}: {case.runs} profiled run(s) with '
+              f'{" ".join(opts) or "(defaults)"}: as bare')
+
+
+def test():
+    argv = sys.argv[1:]
+    if '--' in argv:
+        names, paths = argv[:argv.index('--')], argv[argv.index('--') + 1:]
+    else:
+        names, paths = [], argv
+    targets = {os.path.basename(p)[len('hostile_'):]: p for p in paths}
+    cases = [c for c in CASES if not names or c.name in names]
+    if not cases:
+        raise prof.Fail(f'no case named {" ".join(names)}')
+    for case in cases:
+        if case.target not in targets:
+            raise prof.Fail(f'{case.name}: hostile_{case.target} was not '
+                            f'passed (tests/targets/hostile/meson.build)')
+        run_case(case, targets[case.target])
+
+
+prof.main(test)
