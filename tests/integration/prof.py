@@ -569,6 +569,30 @@ def space_events(path, strict=False):
                 yield ('alloc', tid, size, address)
 
 
+def without_profiler_lines(text):
+    """text less the library's own lines ("profrun: ..."), which are how
+    it says that it stopped profiling."""
+    return ''.join(line for line in text.splitlines(keepends=True)
+                   if not line.startswith('profrun: '))
+
+
+def check_as_bare(what, bare, profiled, stderr=True):
+    """Fails unless the profiled run (a CompletedProcess of profrun) ended
+    as the bare one did: the same exit status, the same standard output
+    and, when stderr, the same standard error less the library's lines."""
+    if profiled.returncode != bare.returncode:
+        raise Fail(f'{what}: exit {profiled.returncode}, bare '
+                   f'{bare.returncode}\nstderr: {profiled.stderr[-2000:]}')
+    if profiled.stdout != bare.stdout:
+        raise Fail(f'{what}: output differs from bare:\nbare: '
+                   f'{bare.stdout[-1000:]!r}\nprofiled: '
+                   f'{profiled.stdout[-1000:]!r}')
+    if stderr and without_profiler_lines(profiled.stderr) != bare.stderr:
+        raise Fail(f'{what}: standard error differs from bare:\nbare: '
+                   f'{bare.stderr[-1000:]!r}\nprofiled: '
+                   f'{profiled.stderr[-1000:]!r}')
+
+
 def one_line(text, what):
     """Checks that text is exactly one non-empty line; returns it."""
     lines = text.strip('\n').split('\n')

@@ -63,11 +63,6 @@ def limiter(limits):
     return apply
 
 
-def without_profiler_lines(text):
-    return ''.join(line for line in text.splitlines(keepends=True)
-                   if not line.startswith('profrun: '))
-
-
 def run_case(case, path):
     argv = [path] + case.args
     bare = prof.run(argv, timeout=case.timeout, env=case.env,
@@ -81,18 +76,7 @@ def run_case(case, path):
                              timeout=case.timeout, env=case.env,
                              preexec_fn=limiter(case.limits))
             what = f'{case.name} {" ".join(opts) or "(defaults)"} run {i + 1}'
-            if r.returncode != bare.returncode:
-                raise prof.Fail(f'{what}: exit {r.returncode}, bare '
-                                f'{bare.returncode}\nstderr: '
-                                f'{r.stderr[-2000:]}')
-            if r.stdout != bare.stdout:
-                raise prof.Fail(f'{what}: output differs from bare:\n'
-                                f'bare: {bare.stdout[-1000:]!r}\n'
-                                f'profiled: {r.stdout[-1000:]!r}')
-            if without_profiler_lines(r.stderr) != bare.stderr:
-                raise prof.Fail(f'{what}: standard error differs from '
-                                f'bare:\nbare: {bare.stderr[-1000:]!r}\n'
-                                f'profiled: {r.stderr[-1000:]!r}')
+            prof.check_as_bare(what, bare, r)
             if case.check and i == 0:
                 case.check(spool, r)
         print(f'{case.name}: {case.runs} profiled run(s) with '

@@ -109,11 +109,7 @@ def test():
     p = prof.profrun(['-q', '-o', spool] + OPTS + ['--'] +
                      make_argv(files, tmp), timeout=PROFILED_BOUND)
     print(f'profiled: exit {p.returncode}; stderr: {p.stderr.strip()!r}')
-    if p.returncode != bare.returncode or p.stdout != bare.stdout:
-        raise prof.Fail(f'under the profiler: exit {p.returncode}, bare '
-                        f'{bare.returncode}; output:\n{p.stdout[-2000:]}\n'
-                        f'bare output:\n{bare.stdout[-2000:]}\nstderr:\n'
-                        f'{p.stderr[-2000:]}')
+    prof.check_as_bare('under the profiler', bare, p, stderr=False)
     check_spools(spool, tree)
 
 
