@@ -1671,7 +1671,7 @@ run_diff(struct options *o, char **news, size_t nnews)
 			 names + o->nbases, nnews) < 0)
 		goto out_free;
 	if (outfile_open(&out, o->output) == 0) {
-		diff_write(out.fp, &d);
+		diff_export_write(out.fp, &d);
 		status = outfile_commit(&out) < 0 ? EXIT_FAILURE :
 						    diff_status(&d);
 	}

@@ -250,3 +250,22 @@ diff_write_dot(FILE *out, const struct diff *d)
 	free(v);
 	fputs("}\n", out);
 }
+
+void
+diff_export_write(FILE *out, const struct diff *d)
+{
+	switch (d->opts.format) {
+	case DIFF_FORMAT_FOLDED:
+		diff_write_folded(out, d);
+		break;
+	case DIFF_FORMAT_DOT:
+		diff_write_dot(out, d);
+		break;
+	case DIFF_FORMAT_HTML:
+		diff_write_html(out, d);
+		break;
+	default:
+		diff_write(out, d);
+		break;
+	}
+}

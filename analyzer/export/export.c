@@ -22,6 +22,14 @@ write_sympro_json(FILE *out, const struct profile *p,
 }
 
 static int
+write_callgrind(FILE *out, const struct profile *p,
+		const struct export_opts *o)
+{
+	return o->pcs ? export_callgrind_pc_write(out, p, o) :
+			export_callgrind_write(out, p, o);
+}
+
+static int
 write_json(FILE *out, const struct profile *p, const struct export_opts *o)
 {
 	(void)o;
@@ -50,7 +58,7 @@ static const struct {
 	{ EXPORT_SYMPRO, "sympro", write_sympro, 0 },
 	{ EXPORT_SYMPRO_JSON, "sympro-json", write_sympro_json, 0 },
 	{ EXPORT_FOLDED, "folded", export_folded_write, 0 },
-	{ EXPORT_CALLGRIND, "callgrind", export_callgrind_write, 0 },
+	{ EXPORT_CALLGRIND, "callgrind", write_callgrind, 0 },
 	{ EXPORT_DOT, "dot", export_dot_write, 0 },
 	{ EXPORT_PPROF, "pprof", export_pprof_write, BINARY },
 	{ EXPORT_JSON, "json", write_json, 0 },

@@ -117,10 +117,11 @@ export_folded_write(FILE *out, const struct profile *p,
  * output (diff_export.c). */
 void
 export_folded_put_frame(FILE *out, const char *name);
+/* callgrind by function (export_callgrind.c), and from opts->pcs
+ * (export_callgrind_pc.c): export.c chooses. */
 int
 export_callgrind_write(FILE *out, const struct profile *p,
 		       const struct export_opts *opts);
-/* callgrind from opts->pcs (export_callgrind_pc.c). */
 int
 export_callgrind_pc_write(FILE *out, const struct profile *p,
 			  const struct export_opts *opts);
@@ -160,5 +161,28 @@ export_firefox_write(FILE *out, const struct profile *p,
 int
 export_pprof_write(FILE *out, const struct profile *p,
 		   const struct export_opts *opts);
+
+struct diff;
+
+/* The comparison of profanalyze --diff in d->opts.format: the folded
+ * stacks, dot and HTML here, every other format through diff_write()
+ * (report layer). */
+void
+diff_export_write(FILE *out, const struct diff *d);
+
+/* The folded stacks of both sides, "stack BASE NEW" a line (each side's
+ * mean per run of the stack's self weight: microseconds of CPU, or
+ * bytes), and the Graphviz graph of the functions listed, coloured by
+ * change (diff_export.c). */
+void
+diff_write_folded(FILE *out, const struct diff *d);
+void
+diff_write_dot(FILE *out, const struct diff *d);
+
+/* The HTML page of the comparison: NEW's calling-context tree with
+ * BASE's weights beside (a differential flame graph) and the rows as
+ * --format=json has them (diff_html.c). */
+void
+diff_write_html(FILE *out, const struct diff *d);
 
 #endif

@@ -375,8 +375,6 @@ export_callgrind_write(FILE *out, const struct profile *p,
 	struct callgrind c = { .out = out, .p = p,
 			       .spont = (uint32_t)p->nfuncs };
 
-	if (opts->pcs)
-		return export_callgrind_pc_write(out, p, opts);
 	order_functions(&c);
 	c.file_id = xcalloc(p->nfuncs + 1, sizeof(*c.file_id));
 	c.fn_named = xcalloc(p->nfuncs + 1, sizeof(*c.fn_named));

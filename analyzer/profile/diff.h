@@ -175,24 +175,11 @@ diff_free(struct diff *d);
 int
 diff_status(const struct diff *d);
 
-/* Writes the comparison in d->opts.format (diff_write.c). */
+/* Writes the comparison's reports in d->opts.format: text, JSON,
+ * Markdown, JUnit, BMF, GAB (report/diff_write.c). The other formats are
+ * exports: export.h's diff_export_write() takes every format. */
 void
 diff_write(FILE *out, const struct diff *d);
-
-/* The folded stacks of both sides, "stack BASE NEW" a line (each side's
- * mean per run of the stack's self weight: microseconds of CPU, or
- * bytes), and the Graphviz graph of the functions listed, coloured by
- * change (diff_export.c). */
-void
-diff_write_folded(FILE *out, const struct diff *d);
-void
-diff_write_dot(FILE *out, const struct diff *d);
-
-/* The HTML page of the comparison: NEW's calling-context tree with
- * BASE's weights beside (a differential flame graph) and the rows as
- * --format=json has them (diff_html.c). */
-void
-diff_write_html(FILE *out, const struct diff *d);
 
 /* Statistics, exposed for the unit tests: the two-sided p-value of t
  * with df degrees of freedom (INFINITY: normal), and the t value whose

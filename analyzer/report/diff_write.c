@@ -666,15 +666,6 @@ diff_write(FILE *out, const struct diff *d)
 	case DIFF_FORMAT_GAB:
 		write_gab(out, d);
 		break;
-	case DIFF_FORMAT_FOLDED:
-		diff_write_folded(out, d);
-		break;
-	case DIFF_FORMAT_DOT:
-		diff_write_dot(out, d);
-		break;
-	case DIFF_FORMAT_HTML:
-		diff_write_html(out, d);
-		break;
 	default:
 		write_text(out, d);
 		break;
