@@ -18,9 +18,17 @@ import sys
 import prof
 
 # CPU time no sample can cover, as a share of it: start-up before the
-# library arms the timer, the writer thread (not sampled), the exit path,
-# and the last partial period of each thread.
+# library arms the timer, the exit path, and the last partial period of
+# each thread.
 UNCOVERED = 0.03
+# The bound on sampled time against CPU time: fixed. Seen as a count of n
+# random events, the sampled time has a relative standard deviation of
+# 1/sqrt(n); the bound must be 4 of them plus what no sample covers, so a
+# run needs MIN_WEIGHT_SAMPLES (1,976) samples for it, and fails with fewer
+# rather than widen it. (A source whose samples are all weighed as one
+# period while it delivers a quarter of them is 75 % short.)
+WEIGHT_BOUND = 0.12
+MIN_WEIGHT_SAMPLES = math.ceil((4 / (WEIGHT_BOUND - UNCOVERED)) ** 2)
 
 
 def check_weights(timer, p):
@@ -35,11 +43,11 @@ def check_weights(timer, p):
         truth, what = prof.field(r, 'cpu_seconds'), 'cpu_seconds'
     if truth is None:
         raise prof.Fail(f'{timer}: no {what}: the spool has no footer')
-    # Seen as a count of n random events, the sampled time has a relative
-    # standard deviation of 1/sqrt(n); allow 4 of them, plus what no
-    # sample covers. (A source whose samples are all weighed as one
-    # period while it delivers a quarter of them is 75 % short.)
-    tol = 4 / math.sqrt(max(n, 1)) + UNCOVERED
+    if n < MIN_WEIGHT_SAMPLES:
+        raise prof.Fail(f'{timer}: {n} samples, too few for the '
+                        f'{WEIGHT_BOUND:.0%} bound on their weight (it '
+                        f'needs {MIN_WEIGHT_SAMPLES})')
+    tol = WEIGHT_BOUND
     off = sampled / truth - 1 if truth else math.inf
     ok = abs(off) <= tol
     print(f'{timer}: {n} samples weigh {sampled:.3f} s; {what} '
