@@ -1,7 +1,8 @@
 /*
  * addr_reuse: loads libreuse_a.so, works in it, unloads it, then loads
- * libreuse_b.so, which the dynamic loader maps where A was (the same
- * size, in the hole A left), and works in it: a PC is in A's code or in
+ * libreuse_b.so, which the dynamic loader maps where A was (both are
+ * linked to prefer that address, and this program is not
+ * position-independent, so the loader asks for it), and works in it: a PC is in A's code or in
  * B's depending only on when it was sampled. A does 2 and B 3 parts of
  * the work (about 0.75 s at scale 1). Each library stays loaded for
  * 100 ms or more, longer than the preload library takes to notice a
@@ -12,8 +13,8 @@
  *
  * usage: addr_reuse LIBA LIBB [SCALE]
  */
+#include <stdint.h>
 #include <dlfcn.h>
-#include <link.h>
 
 #include "work.h"
 
@@ -21,24 +22,24 @@
 
 typedef unsigned long (*work_fn)(unsigned long);
 
-/* Loads path, runs its function name for iters, unloads it; returns its
- * load address. */
+/* Loads path, runs its function name for iters, unloads it; returns the
+ * address it was mapped at. */
 static uintptr_t
 run_in(const char *path, const char *name, unsigned long iters)
 {
-	struct link_map *lm;
+	Dl_info info;
 	work_fn fn;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0) {
+	if (!h) {
 		fprintf(stderr, "addr_reuse: %s\n", dlerror());
 		exit(1);
 	}
 	*(void **)&fn = dlsym(h, name);
-	if (!fn || fn(iters) != iters) {
+	if (!fn || !dladdr(*(void **)&fn, &info) || fn(iters) != iters) {
 		fprintf(stderr, "addr_reuse: %s: no %s\n", path, name);
 		exit(1);
 	}
-	uintptr_t base = lm->l_addr;
+	uintptr_t base = (uintptr_t)info.dli_fbase;
 	if (dlclose(h) != 0) {
 		fprintf(stderr, "addr_reuse: %s\n", dlerror());
 		exit(1);
