@@ -29,6 +29,7 @@
 #include "modules.h"
 
 #include "log.h"
+#include "range.h"
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
@@ -725,7 +726,7 @@ modules_readable(uint64_t addr, uint64_t len)
 		if (s & 1 || !m->live || (unload && !m->permanent))
 			continue;
 		for (uint32_t k = 0; k < m->nseg && k < MODULE_SEGS; k++)
-			if (addr >= m->seg_lo[k] && addr + len <= m->seg_hi[k])
+			if (range_holds(m->seg_lo[k], m->seg_hi[k], addr, len))
 				return 1;
 	}
 	return 0;
