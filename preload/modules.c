@@ -248,15 +248,27 @@ vdso_image_size(const ElfW(Ehdr) *eh)
 {
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const uint8_t *)eh +
 						    eh->e_phoff);
-	uint64_t end = 0;
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD &&
-		    ph[i].p_offset + ph[i].p_filesz > end)
-			end = ph[i].p_offset + ph[i].p_filesz;
+	uint64_t end = 0, seg_end, sh_end;
+	/* The kernel's headers, but the sums are checked all the same: an
+	 * end that does not fit in 64 bits is as large as can be. */
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (__builtin_add_overflow(ph[i].p_offset, ph[i].p_filesz,
+					   &seg_end))
+			return UINT64_MAX;
+		if (seg_end > end)
+			end = seg_end;
+	}
+	if (end > VDSO_IMAGE_MAX)
+		return end;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t mapped = (end + page - 1) & ~(page - 1);
-	uint64_t sh_end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	if (eh->e_shoff && sh_end > end && sh_end <= mapped)
+	if (eh->e_shoff &&
+	    !__builtin_add_overflow(eh->e_shoff,
+				    (uint64_t)eh->e_shnum * eh->e_shentsize,
+				    &sh_end) &&
+	    sh_end > end && sh_end <= mapped)
 		end = sh_end;
 	return end;
 }
