@@ -172,7 +172,8 @@ static int
 past_limit(uint64_t off)
 {
 	uint64_t max = prof_state.cfg.max_size;
-	if (!max || off + APPENDER_CHUNK + FOOTER_ROOM <= max)
+	if (!max || (max >= APPENDER_CHUNK + FOOTER_ROOM &&
+		     off <= max - APPENDER_CHUNK - FOOTER_ROOM))
 		return 0;
 	uint64_t zero = 0, now = prof_now_ns();
 	if (atomic_compare_exchange_strong(&size_limit_ns, &zero, now ? now : 1)) {

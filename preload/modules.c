@@ -29,6 +29,8 @@
 #include "modules.h"
 
 #include "log.h"
+#include "notes.h"
+#include "range.h"
 #include "state.h"
 #include "threads.h"
 #include "unwind.h"
@@ -95,28 +97,12 @@ static char exe_path[MODULE_PATH];
 static void
 read_build_id(const struct dl_phdr_info *info, struct found *f)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
+	for (int i = 0; i < info->dlpi_phnum && !f->build_id_len; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t name = (n->n_namesz + 3) & ~3u;
-			size_t desc = (n->n_descsz + 3) & ~3u;
-			const uint8_t *d = p + sizeof(*n) + name;
-			if (d + desc > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    memcmp(p + sizeof(*n), "GNU", 4) == 0 &&
-			    n->n_descsz <= SPOOL_MAX_BUILD_ID) {
-				memcpy(f->build_id, d, n->n_descsz);
-				f->build_id_len = n->n_descsz;
-				return;
-			}
-			p = d + desc;
-		}
+		if (ph->p_type == PT_NOTE)
+			f->build_id_len = notes_build_id(
+				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+				ph->p_memsz, f->build_id, SPOOL_MAX_BUILD_ID);
 	}
 }
 
@@ -262,15 +248,27 @@ vdso_image_size(const ElfW(Ehdr) *eh)
 {
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const uint8_t *)eh +
 						    eh->e_phoff);
-	uint64_t end = 0;
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD &&
-		    ph[i].p_offset + ph[i].p_filesz > end)
-			end = ph[i].p_offset + ph[i].p_filesz;
+	uint64_t end = 0, seg_end, sh_end;
+	/* The kernel's headers, but the sums are checked all the same: an
+	 * end that does not fit in 64 bits is as large as can be. */
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (__builtin_add_overflow(ph[i].p_offset, ph[i].p_filesz,
+					   &seg_end))
+			return UINT64_MAX;
+		if (seg_end > end)
+			end = seg_end;
+	}
+	if (end > VDSO_IMAGE_MAX)
+		return end;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t mapped = (end + page - 1) & ~(page - 1);
-	uint64_t sh_end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	if (eh->e_shoff && sh_end > end && sh_end <= mapped)
+	if (eh->e_shoff &&
+	    !__builtin_add_overflow(eh->e_shoff,
+				    (uint64_t)eh->e_shnum * eh->e_shentsize,
+				    &sh_end) &&
+	    sh_end > end && sh_end <= mapped)
 		end = sh_end;
 	return end;
 }
@@ -388,25 +386,9 @@ copy_build_id(uint64_t addr, uint64_t len, struct spool_module_load *rec,
 		len = sizeof(notes);
 	if (copy_in(notes, addr, len) < 0)
 		return;
-	const uint8_t *p = notes, *end = notes + len;
-	while (p + sizeof(ElfW(Nhdr)) <= end) {
-		ElfW(Nhdr) n;
-		memcpy(&n, p, sizeof(n));
-		size_t name = (n.n_namesz + 3) & ~3u;
-		size_t desc = (n.n_descsz + 3) & ~3u;
-		const uint8_t *d = p + sizeof(n) + name;
-		if (name > len || desc > len || d + desc > end)
-			return;
-		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
-		    memcmp(p + sizeof(n), "GNU", 4) == 0 &&
-		    n.n_descsz <= SPOOL_MAX_BUILD_ID) {
-			memcpy(out, d, n.n_descsz);
-			rec->build_id = out;
-			rec->build_id_len = n.n_descsz;
-			return;
-		}
-		p = d + desc;
-	}
+	rec->build_id_len = notes_build_id(notes, len, out, SPOOL_MAX_BUILD_ID);
+	if (rec->build_id_len)
+		rec->build_id = out;
 }
 
 /* Reads the path of link map lm into path (NUL-terminated). Returns 0 or
@@ -725,7 +707,7 @@ modules_readable(uint64_t addr, uint64_t len)
 		if (s & 1 || !m->live || (unload && !m->permanent))
 			continue;
 		for (uint32_t k = 0; k < m->nseg && k < MODULE_SEGS; k++)
-			if (addr >= m->seg_lo[k] && addr + len <= m->seg_hi[k])
+			if (range_holds(m->seg_lo[k], m->seg_hi[k], addr, len))
 				return 1;
 	}
 	return 0;

@@ -215,20 +215,24 @@ static uint64_t
 copy_stack(uint64_t sp, uint64_t stack_hi)
 {
 	struct iovec local, remote[OFFCPU_SNAP / 4096 + 1];
-	uint64_t len = OFFCPU_SNAP, end;
+	uint64_t len = OFFCPU_SNAP;
 	int n = 0;
 
 	if (stack_hi > sp && stack_hi - sp < len)
 		len = stack_hi - sp;
-	end = sp + len;
-	for (uint64_t a = sp; a < end && n < (int)(sizeof(remote) / sizeof(remote[0]));) {
-		uint64_t next = (a & ~4095ull) + 4096;
-		if (next > end)
-			next = end;
+	/* Nothing past the top of the address space: a thread can block
+	 * with any value in %rsp, and sp + len must not wrap. */
+	if (len > UINT64_MAX - sp)
+		len = UINT64_MAX - sp;
+	for (uint64_t done = 0; done < len &&
+	     n < (int)(sizeof(remote) / sizeof(remote[0]));) {
+		uint64_t a = sp + done, part = 4096 - (a & 4095);
+		if (part > len - done)
+			part = len - done;
 		remote[n].iov_base = (void *)a;
-		remote[n].iov_len = next - a;
+		remote[n].iov_len = part;
 		n++;
-		a = next;
+		done += part;
 	}
 	local.iov_base = snap;
 	local.iov_len = len;

@@ -13,6 +13,7 @@
 #include "unwind.h"
 
 #include "modules.h"
+#include "range.h"
 #include "real.h"
 #include "state.h"
 #include "spool.h"
@@ -159,11 +160,11 @@ read_word(struct unwind_arg *a, unw_word_t addr, unw_word_t *val)
 	const struct thread_slot *t = a->t;
 	if (addr & 7)
 		return -UNW_EINVAL;
-	if (a->snap && addr >= a->snap_lo && addr + 8 <= a->snap_lo + a->snap_len) {
+	if (a->snap && range_within(a->snap_lo, a->snap_len, addr, 8)) {
 		memcpy(val, a->snap + (addr - a->snap_lo), sizeof(*val));
 		return 0;
 	}
-	if (t && addr >= t->stack_lo && addr + 8 <= t->stack_hi) {
+	if (t && range_holds(t->stack_lo, t->stack_hi, addr, 8)) {
 		*val = *(const unw_word_t *)addr;
 		memo_note(a, addr, *val);
 		return 0;
@@ -329,7 +330,7 @@ memo_holds(const struct unwind_memo *m, const ucontext_t *uc,
 		if (key & 1) {
 			now = (uint64_t)uc->uc_mcontext.gregs[greg_of[key >> 1]];
 		} else {
-			if (key < t->stack_lo || key + 8 > t->stack_hi)
+			if (!range_holds(t->stack_lo, t->stack_hi, key, 8))
 				return 0;
 			now = *(const uint64_t *)(uintptr_t)key;
 		}

@@ -46,9 +46,26 @@ class Case:
         self.env = env
 
 
+def unwound_into_lie(spool, result):
+    """The samples reached the frame whose CFA is 0 (hostile_wrapread):
+    its walks end on an unwind error. Without any, the case would pass
+    without the unwinder ever reading at -8."""
+    _, r = prof.analyze(spool)
+    if not r['samples'] or not r['unwind_errors']:
+        raise prof.Fail(f'wrapread: {r["samples"]} {r["kind"]} samples, '
+                        f'{r["unwind_errors"]} ending on an unwind error: '
+                        'none went through the frame whose CFA is 0')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
+    # Issue #31, item 1: the unwinder read the word at 0xfffffffffffffff8
+    # (a frame's CFA computed from a register holding 0) because its
+    # range checks wrapped; time samples and allocation samples both.
+    Case('wrapread', 'wrapread',
+         option_sets=((), ('--no-time',), ('-F', '10000')),
+         check=unwound_into_lie),
 ]
 
 

@@ -66,6 +66,8 @@ CASES = {
     'blocked': (mode('blocked'), 0, False),
     'own-sigprof': (mode('ownprof'), 0, False),
     'jemalloc': (lambda files, tmp: [files[0], '0.1'], 0, False),
+    # A frame whose CFA is 0: the unwinder is asked for the word at -8.
+    'wrapread': (lambda files, tmp: [files[0]], 0, False),
 }
 
 
