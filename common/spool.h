@@ -142,6 +142,10 @@ struct spool_process {
  * events in this kernel or sandbox). */
 #define SPOOL_PROCESS_PERF_REFUSED 0x4u
 #define SPOOL_PROCESS_PERF_DENIED 0x8u
+/* With PERF_REFUSED: no descriptor for the counter out of the program's
+ * way (EMFILE, ENFILE: RLIMIT_NOFILE no higher than the numbers the
+ * library keeps its own at, or the system's table full). */
+#define SPOOL_PROCESS_PERF_NO_FD 0x10u
 
 struct spool_segment {
 	uint64_t vaddr;  /* p_vaddr of the PT_LOAD header */

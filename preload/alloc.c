@@ -21,7 +21,8 @@
  * The slow paths take three locks, none of them one our signal handler
  * could be waiting for on the same thread: libunwind's cache lock (the
  * thread is marked busy meanwhile, so the sampling handler takes no sample
- * on it), and the shared stream's lock (only tried, never waited for) for
+ * on it: it defers the sample's time, which the slow path then stores with
+ * the allocation's stack), and the shared stream's lock (only tried, never waited for) for
  * a FREE from a thread without a stream of its own. A target signal
  * handler that
  * allocates while the slow path runs finds the guard set and passes
@@ -50,6 +51,7 @@
 #include "modules.h"
 #include "real.h"
 #include "appender.h"
+#include "sampler.h"
 #include "stacks.h"
 #include "state.h"
 #include "threads.h"
@@ -570,9 +572,33 @@ store_free(struct thread_slot *t, const struct spool_free *f)
 	}
 }
 
-/* Records the sampled allocation of n bytes at p, made by fn. The
- * sampling signal's handler drops a time sample that lands meanwhile
- * (busy): it would walk the same per-thread unwinder cache.
+/* Stores the CPU time that the sampling signal's handler deferred while
+ * the space sampler ran on this thread (THREAD_BUSY_SPACE: a walk from
+ * the handler would use the per-thread unwinder cache the sampler was
+ * using): time spent in the program's call to the allocator, so a time
+ * sample with the allocation's stack, whose leaf is the wrapper the
+ * program called (pcs, depth, flags; buf, cap: room for the record). The
+ * thread is idle (busy clear) on entry and on return; a signal that comes
+ * while one sample is stored is deferred again, and stored by the next
+ * round. async-signal-safe */
+static void
+settle_deferred(struct thread_slot *t, const uint64_t *pcs, uint32_t depth,
+		uint16_t flags, uint8_t *buf, size_t cap)
+{
+	uint64_t w;
+	while ((w = atomic_exchange(&t->deferred_ns, 0)) != 0) {
+		t->busy = THREAD_BUSY_SPACE;
+		atomic_signal_fence(memory_order_seq_cst);
+		sampler_store_time(t, w, pcs, depth, flags, buf, cap);
+		atomic_signal_fence(memory_order_seq_cst);
+		t->busy = THREAD_IDLE;
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+}
+
+/* Records the sampled allocation of n bytes at p, made by fn. A time
+ * sample that lands meanwhile is deferred by the handler (busy) and
+ * stored here, with the allocation's stack (settle_deferred).
  * async-signal-safe */
 void __attribute__((noinline))
 alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
@@ -594,7 +620,7 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 	/* A library loaded since the table's last sync joins it before the
 	 * walk (here, outside any handler, the loader's lock may be taken). */
 	modules_poll();
-	t->busy = 1;
+	t->busy = THREAD_BUSY_SPACE;
 	atomic_signal_fence(memory_order_seq_cst);
 	struct spool_alloc a = {
 		.tid = (uint32_t)t->tid,
@@ -619,9 +645,45 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 			addrset_remove(&alloc_sampled, a.address);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
-	t->busy = 0;
+	t->busy = THREAD_IDLE;
+	atomic_signal_fence(memory_order_seq_cst);
+	settle_deferred(t, pcs, a.depth, spool_alloc_stack_flags(a.flags), buf,
+			cap);
 	alloc_guard_leave();
 	errno = saved_errno;
+}
+
+/* Stores the time the handler deferred while the release of a sampled
+ * block was being recorded (rare: the record is a few bytes): time spent
+ * in the program's call to free, so with the stack walked from here,
+ * whose leaf is the wrapper the program called. async-signal-safe */
+static void __attribute__((noinline))
+record_deferred(struct thread_slot *t)
+{
+	uint64_t stack_pcs[SPOOL_MAX_DEPTH];
+	uint8_t stack_buf[SPOOL_ENTRY_MAX(SPOOL_MAX_DEPTH)];
+	uint64_t *pcs = stack_pcs;
+	uint8_t *buf = stack_buf;
+	size_t cap = sizeof(stack_buf);
+	uint32_t flags;
+	ucontext_t uc;
+
+	alloc_guard_enter();
+	t->busy = THREAD_BUSY_SPACE;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (prof_state.cfg.max_depth > SPOOL_MAX_DEPTH && t->deep) {
+		pcs = t->deep->alloc_pcs;
+		buf = t->deep->alloc_rec;
+		cap = sizeof(t->deep->alloc_rec);
+	}
+	CAPTURE_REGISTERS(&uc);
+	uint32_t depth = own_stack(t, &uc, pcs, &flags);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = THREAD_IDLE;
+	atomic_signal_fence(memory_order_seq_cst);
+	settle_deferred(t, pcs, depth, spool_alloc_stack_flags(flags), buf,
+			cap);
+	alloc_guard_leave();
 }
 
 /* Records that the sampled block at addr was released at time_ns.
@@ -645,11 +707,15 @@ record_free(uint64_t addr, uint64_t time_ns)
 	};
 	int saved_errno = errno;
 	if (t) {
-		t->busy = 1;
+		t->busy = THREAD_BUSY_SPACE;
 		atomic_signal_fence(memory_order_seq_cst);
 		store_free(t, &f);
 		atomic_signal_fence(memory_order_seq_cst);
-		t->busy = 0;
+		t->busy = THREAD_IDLE;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (unlikely(atomic_load_explicit(&t->deferred_ns,
+						  memory_order_relaxed)))
+			record_deferred(t);
 	} else {
 		uint8_t buf[SPOOL_REC_HEADER_LEN + 32];
 		struct spool_buf b;

@@ -134,6 +134,8 @@ spool_fd_get(int patient)
 		return -1;
 	}
 	nfd = prof_fd_raise(nfd, SPOOL_FD_MIN);
+	if (nfd < 0)
+		return -1;
 	/* Two threads may reopen at once: one descriptor is kept. */
 	int expect = fd;
 	if (!atomic_compare_exchange_strong(&spool_fd, &expect, nfd)) {
@@ -481,7 +483,8 @@ perf_refused_flags(void)
 	if (!rc || prof_state.timer == SPOOL_TIMER_PERF)
 		return 0;
 	return SPOOL_PROCESS_PERF_REFUSED |
-	       (rc == -EACCES || rc == -EPERM ? SPOOL_PROCESS_PERF_DENIED : 0);
+	       (rc == -EACCES || rc == -EPERM ? SPOOL_PROCESS_PERF_DENIED : 0) |
+	       (rc == -EMFILE || rc == -ENFILE ? SPOOL_PROCESS_PERF_NO_FD : 0);
 }
 
 static struct spool_str
@@ -609,8 +612,14 @@ appender_open(void)
 	spool_shown = cfg->primary && strcmp(spool_name, cfg->spool_path) == 0
 			      ? cfg->spool_final
 			      : spool_name;
-	/* Keep the descriptor out of the low numbers the target uses. */
-	spool_fd = prof_fd_raise(rc, SPOOL_FD_MIN);
+	/* Keep the descriptor out of the numbers the target uses (the
+	 * caller is the only thread: start-up, or a forked child). */
+	spool_fd = prof_fd_raise_start(rc, SPOOL_FD_MIN);
+	if (spool_fd < 0) {
+		rc = spool_fd;
+		spool_fd = -1;
+		return rc;
+	}
 	struct stat st;
 	if (fstat(spool_fd, &st) != 0) {
 		rc = -errno;

@@ -152,8 +152,7 @@ watch_open(struct watch *w)
 		return -1;
 	}
 	int high = prof_fd_raise(fd, OFFCPU_FD_BASE);
-	if (high < OFFCPU_FD_BASE) {
-		close(high);
+	if (high < 0) {
 		w->refused = 1;
 		return -1;
 	}

@@ -45,6 +45,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static int
@@ -80,7 +81,19 @@ start(void)
 	}
 	prof_state.start_mono_ns = prof_now_ns();
 	prof_cpu_ns(&prof_state.base_utime_ns, &prof_state.base_stime_ns);
-	if ((rc = appender_open()) < 0) {
+	if ((rc = appender_open()) == -EMFILE) {
+		struct rlimit rl;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		const struct prof_config *cfg = &prof_state.cfg;
+		log_msg("%s: no descriptor for the spool out of the program's way "
+			"(RLIMIT_NOFILE %lu, hard limit %lu: the library takes no "
+			"number the program could be given); profiling disabled",
+			cfg->primary && cfg->spool_final[0] ? cfg->spool_final
+							    : cfg->spool_path,
+			(unsigned long)rl.rlim_cur, (unsigned long)rl.rlim_max);
+		return rc;
+	}
+	if (rc < 0) {
 		log_msg("%s: cannot create the spool (%s); profiling disabled",
 			prof_state.cfg.spool_path, strerror(-rc));
 		return rc;

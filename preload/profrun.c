@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -524,6 +525,7 @@ static void
 explain_perf(int err, char *out, size_t cap)
 {
 	int paranoid = perf_paranoid();
+	struct rlimit rl;
 	if ((err == EACCES || err == EPERM) && paranoid > 2)
 		snprintf(out, cap, "perf_event_open: %s: kernel.perf_event_paranoid "
 			 "is %d, and an unprivileged user needs 2 or less (sysctl "
@@ -538,6 +540,12 @@ explain_perf(int err, char *out, size_t cap)
 		 err == EOPNOTSUPP)
 		snprintf(out, cap, "perf_event_open: %s: this kernel has no "
 			 "software perf events", strerror(err));
+	else if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		snprintf(out, cap, "perf_event_open: %s: each thread's counter "
+			 "takes a descriptor at 512 or above, out of the program's "
+			 "way, and RLIMIT_NOFILE (ulimit -n) is %lu; raise it or "
+			 "use --timer=posix", strerror(err),
+			 (unsigned long)rl.rlim_cur);
 	else if (err == EMFILE || err == ENFILE)
 		snprintf(out, cap, "perf_event_open: %s: no file descriptor is "
 			 "free for the counter", strerror(err));

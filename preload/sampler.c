@@ -65,6 +65,25 @@ store_entry(struct thread_slot *t, const struct spool_sample *s,
 	return 0;
 }
 
+/* Stores the time sample s with stack pcs (buf: cap bytes of room), and
+ * counts it or its drop. async-signal-safe */
+static void
+store_sample(struct thread_slot *t, const struct spool_sample *s,
+	     const uint64_t *pcs, uint8_t *buf, size_t cap)
+{
+	struct spool_buf b;
+	int rc = store_entry(t, s, pcs, buf, cap);
+	if (rc == -EAGAIN) {
+		spool_buf_init(&b, buf, cap);
+		rc = spool_put_sample(&b, s, pcs) < 0 ? -ENOSPC :
+			appender_append(&t->stream, buf, b.len);
+	}
+	if (rc < 0)
+		prof_drop(appender_drop_cause(rc));
+	else
+		gate_count_sample();
+}
+
 /* async-signal-safe */
 static void
 take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
@@ -77,7 +96,6 @@ take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 	size_t cap = sizeof(stack_buf);
 	uint32_t max = prof_state.cfg.max_depth;
 	struct spool_sample s;
-	struct spool_buf b;
 
 	if (max > SPOOL_MAX_DEPTH && t->deep) {
 		pcs = t->deep->handler_pcs;
@@ -91,16 +109,24 @@ take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 	s.kind = SPOOL_SAMPLE_TIME;
 	s.weight = timer_sample_weight(t, fd, si);
 	s.depth = unwind_stack(uc, t, pcs, max, &s.flags);
-	int rc = store_entry(t, &s, pcs, buf, cap);
-	if (rc == -EAGAIN) {
-		spool_buf_init(&b, buf, cap);
-		rc = spool_put_sample(&b, &s, pcs) < 0 ? -ENOSPC :
-			appender_append(&t->stream, buf, b.len);
-	}
-	if (rc < 0)
-		prof_drop(appender_drop_cause(rc));
-	else
-		gate_count_sample();
+	store_sample(t, &s, pcs, buf, cap);
+}
+
+/* async-signal-safe */
+void
+sampler_store_time(struct thread_slot *t, uint64_t weight,
+		   const uint64_t *pcs, uint32_t depth, uint16_t flags,
+		   uint8_t *buf, size_t cap)
+{
+	struct spool_sample s = {
+		.time_ns = prof_now_ns(),
+		.tid = (uint32_t)t->tid,
+		.kind = SPOOL_SAMPLE_TIME,
+		.flags = flags,
+		.weight = weight,
+		.depth = depth,
+	};
+	store_sample(t, &s, pcs, buf, cap);
 }
 
 /* async-signal-safe */
@@ -162,6 +188,14 @@ handler(int sig, siginfo_t *si, void *ucv)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (enabled && !gate_open())
 			timer_sample_weight(t, fd, si); /* paused: restart the weight's clock */
+		else if (enabled && t->busy == THREAD_BUSY_SPACE)
+			/* The space sampler is walking this thread's stack
+			 * with the per-thread unwinder cache that a walk from
+			 * here would use: its time goes with the allocation
+			 * (sampler_store_time, from alloc_record). */
+			atomic_fetch_add_explicit(&t->deferred_ns,
+						  timer_sample_weight(t, fd, si),
+						  memory_order_relaxed);
 		else if (enabled && t->busy)
 			prof_drop(SPOOL_DROP_REENTRANT);
 		else if (enabled)

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -223,10 +224,40 @@ int
 prof_fd_raise(int fd, int min)
 {
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
-	if (high < 0)
-		return fd;
 	close(fd);
-	return high;
+	return high < 0 ? -EMFILE : high;
+}
+
+/* Numbers above the one asked for that a lifted limit leaves room for:
+ * the library's other descriptors may hold the first ones. */
+#define FD_LIFT_ROOM 64
+
+int
+prof_fd_raise_start(int fd, int min)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
+	struct rlimit rl, lifted;
+	if (high >= 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    rl.rlim_cur >= rl.rlim_max) {
+		close(fd);
+		return high < 0 ? -EMFILE : high;
+	}
+	/* min when the hard limit allows it, else the first number the
+	 * program cannot be given. */
+	rlim_t want = (rlim_t)min < rl.rlim_max ? (rlim_t)min : rl.rlim_cur;
+	if (want < rl.rlim_cur)
+		want = rl.rlim_cur;
+	lifted = rl;
+	lifted.rlim_cur = rl.rlim_max - want > FD_LIFT_ROOM
+				  ? want + FD_LIFT_ROOM
+				  : rl.rlim_max;
+	if (want <= (rlim_t)INT32_MAX &&
+	    setrlimit(RLIMIT_NOFILE, &lifted) == 0) {
+		high = fcntl(fd, F_DUPFD_CLOEXEC, (int)want);
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	close(fd);
+	return high < 0 ? -EMFILE : high;
 }
 
 /* async-signal-safe */

@@ -103,10 +103,24 @@ prof_thread_clock(pid_t tid)
 }
 
 /* Moves fd to the lowest free number at or above min, close-on-exec,
- * out of the program's way; returns the new number, or fd itself when
- * there is none (fd is then left as it was). async-signal-safe */
+ * out of the program's way, and closes fd. Returns the new number, or
+ * -EMFILE when there is none (RLIMIT_NOFILE at or below min, or every
+ * number from min up taken): a descriptor of the library is never left
+ * at a number the program would be given next. async-signal-safe */
 int
 prof_fd_raise(int fd, int min);
+
+/* prof_fd_raise, and where the soft RLIMIT_NOFILE leaves no number at or
+ * above min, the lowest free number at or above min or else above the
+ * soft limit, which the hard limit allows: the soft limit is raised for
+ * the moment of the move and put back, so the program, which can never
+ * be given a number at or above its soft limit, loses none of its own.
+ * Returns the new number or -EMFILE (the hard limit is the soft one).
+ * Only while the library starts or a forked child resumes: another
+ * thread of the program would see the raised limit meanwhile. Not
+ * async-signal-safe. */
+int
+prof_fd_raise_start(int fd, int min);
 
 /* The process's user and system CPU time (getrusage(RUSAGE_SELF)) in
  * nanoseconds. async-signal-safe */

@@ -205,7 +205,8 @@ threads_attach(struct thread_slot *t)
 	t->pthread = pthread_self();
 	set_cpu_base(t);
 	map_deep(t);
-	t->busy = 0;
+	t->busy = THREAD_IDLE;
+	atomic_store(&t->deferred_ns, 0);
 	atomic_store(&t->perf_fd, -1);
 	atomic_store(&t->has_timer, 0);
 	memset(&t->stream, 0, sizeof(t->stream));
@@ -322,7 +323,8 @@ threads_postfork_child(void)
 	atomic_store(&prof_state.threads_seen, 0);
 	if (self) {
 		self->tid = gettid();
-		self->busy = 0;
+		self->busy = THREAD_IDLE;
+		atomic_store(&self->deferred_ns, 0);
 		set_cpu_base(self); /* (a new process's clocks start at 0) */
 	}
 	return self;

@@ -49,10 +49,26 @@ enum thread_state {
 	THREAD_LIVE,
 };
 
+/* What a thread_slot's busy says the thread is doing: the sampling
+ * handler that interrupts it takes no sample then (the stream, the table
+ * of stacks and, for the space sampler, libunwind's per-thread cache are
+ * in use); it defers the sample's time to the space sampler (alloc.c),
+ * or, for a plain push, counts the sample dropped (reentrant). */
+enum thread_busy {
+	THREAD_IDLE = 0,
+	THREAD_BUSY_PUSH = 1,  /* appending a record (no unwinding) */
+	THREAD_BUSY_SPACE = 2, /* the space sampler: unwinding, appending */
+};
+
 struct thread_slot {
 	_Atomic int state;            /* enum thread_state */
 	_Atomic uint32_t handler_seq; /* odd while a sampling handler runs */
-	volatile sig_atomic_t busy;   /* the thread itself is pushing a record */
+	volatile sig_atomic_t busy;   /* the thread itself is pushing a record:
+				       * enum thread_busy */
+	/* sampler.c and alloc.c: CPU time of the sampling signals that came
+	 * while the space sampler ran (THREAD_BUSY_SPACE), stored by it as a
+	 * time sample with the allocation's stack once it is done. */
+	_Atomic uint64_t deferred_ns;
 	pid_t tid;
 	int adopted;                  /* running before the library started */
 	_Atomic int bound;            /* an adopted slot its thread has found */

@@ -11,7 +11,10 @@
  * for unprivileged users at perf_event_paranoid 2. The tick-driven sources
  * (posix, itimer) cannot make that distinction.
  * Descriptors are moved above the low numbers a target is likely to
- * dup2() onto or close in a loop.
+ * dup2() onto or close in a loop, and are never left below them: where
+ * RLIMIT_NOFILE leaves no room up there, perf is refused (EMFILE), so that
+ * the automatic choice takes posix, which needs no descriptor, for every
+ * thread.
  *
  * Layer: core; what may run in a signal handler or inside malloc
  * is marked async-signal-safe, here and in the header.
@@ -76,7 +79,12 @@ perf_open(uint64_t period_ns, int sig, pid_t tid)
 			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* Never below TIMER_FD_MIN, where the program's own numbers are:
+	 * a soft RLIMIT_NOFILE at or below it refuses the counter
+	 * (-EMFILE), and the automatic choice takes posix. */
 	fd = prof_fd_raise(fd, TIMER_FD_MIN);
+	if (fd < 0)
+		return fd;
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
 	if (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    fcntl(fd, F_SETSIG, sig) < 0 ||

@@ -275,8 +275,22 @@ pipe2(int fds[2], int flags)
 	}
 	int rc = real(fds, flags);
 	if (rc == 0 && (initialising || unwind_active())) {
-		fds[0] = prof_fd_raise(fds[0], UNWIND_FD_MIN);
-		fds[1] = prof_fd_raise(fds[1], UNWIND_FD_MIN);
+		/* (While the library starts it is the only thread.) */
+		int (*move)(int, int) = initialising ? prof_fd_raise_start
+						     : prof_fd_raise;
+		fds[0] = move(fds[0], UNWIND_FD_MIN);
+		fds[1] = move(fds[1], UNWIND_FD_MIN);
+		if (fds[0] < 0 || fds[1] < 0) {
+			/* No room above the program's numbers: libunwind
+			 * goes without (it does not use the pipe here). */
+			if (fds[0] >= 0)
+				close(fds[0]);
+			if (fds[1] >= 0)
+				close(fds[1]);
+			fds[0] = fds[1] = -1;
+			errno = EMFILE;
+			return -1;
+		}
 	}
 	return rc;
 }

@@ -10,11 +10,12 @@
  *
  *   process [pid=N] [timer=perf|posix|itimer|none] [clock=cpu|wall]
  *           [period=NS] [hz=N] [depth=N] [exe=PATH] [space=BYTES]
- *           [flags=user-only,perf-refused,perf-denied] [cmdline=ARGS]
+ *           [flags=user-only,perf-refused,perf-denied,perf-no-fd] [cmdline=ARGS]
  *       space= is the allocation sampling interval (default 0, off);
  *       user-only sets SPOOL_PROCESS_USER_ONLY, as the perf source does;
  *       perf-refused and perf-denied SPOOL_PROCESS_PERF_REFUSED (and
- *       _DENIED), as an automatic choice that passed perf over does;
+ *       _DENIED), perf-no-fd _REFUSED and _NO_FD, as an automatic choice
+ *       that passed perf over does;
  *       cmdline= is stored as given (write \x00 between arguments;
  *       default "fixture").
  *   module path=PATH base=ADDR [time=NS] [buildid=HEX|none|file|of:ELF]
@@ -473,6 +474,9 @@ do_process(struct spool_buf *b, const struct word *w, size_t n)
 	if (flags && strstr(flags->val, "perf-denied"))
 		p.flags |= SPOOL_PROCESS_PERF_REFUSED |
 			   SPOOL_PROCESS_PERF_DENIED;
+	if (flags && strstr(flags->val, "perf-no-fd"))
+		p.flags |= SPOOL_PROCESS_PERF_REFUSED |
+			   SPOOL_PROCESS_PERF_NO_FD;
 	spool_put_process(b, &p);
 }
 

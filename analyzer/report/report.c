@@ -134,6 +134,9 @@ perf_refused_note(FILE *out, const struct profile_header *h)
 	if (h->process_flags & SPOOL_PROCESS_PERF_DENIED)
 		fputs(" (perf_event_open was denied: perf_event_paranoid, or "
 		      "a seccomp or container policy)", out);
+	else if (h->process_flags & SPOOL_PROCESS_PERF_NO_FD)
+		fputs(" (perf_event_open had no descriptor out of the "
+		      "program's way: RLIMIT_NOFILE too low)", out);
 	else
 		fputs(" (perf_event_open failed: no perf events in this "
 		      "kernel or sandbox)", out);

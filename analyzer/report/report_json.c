@@ -201,6 +201,7 @@ common:
 	json_key(j, "perf_refused");
 	json_string(j, !(h->process_flags & SPOOL_PROCESS_PERF_REFUSED) ? NULL :
 		       h->process_flags & SPOOL_PROCESS_PERF_DENIED ? "denied" :
+		       h->process_flags & SPOOL_PROCESS_PERF_NO_FD ? "descriptors" :
 								      "failed");
 	json_key(j, "ended");
 	json_string(j, !h->complete ? NULL

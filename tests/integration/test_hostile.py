@@ -57,6 +57,40 @@ def unwound_into_lie(spool, result):
                         'none went through the frame whose CFA is 0')
 
 
+def fd_limit_check(spool, result):
+    """Under a descriptor limit the profile has what the program did:
+    time and allocation samples of both of hostile_fdlimit's threads
+    (each spins 0.3 s of CPU, about 75 samples even at a tick-limited
+    250 Hz, and allocates 32 MiB, about 64 allocation samples at the
+    default 512 KiB interval: none is a failure, never bad luck), and the
+    report names the timer that sampled them. Before the fix --timer=auto
+    took perf, whose descriptor did not fit, and disabled profiling; and
+    the library's descriptors took the program's numbers."""
+    _, r = prof.analyze(spool)
+    timer, refused = r['timer'], r['perf_refused']
+    threads = r['thread_list']
+    allocs = {}
+    for e in prof.space_events(spool):
+        if e[0] == 'alloc':
+            allocs[e[1]] = allocs.get(e[1], 0) + 1
+    print(f'timer {timer} (perf refused: {refused}); threads: ' +
+          ', '.join(f'{t["tid"]}: {t["samples"]} samples, '
+                    f'{allocs.get(t["tid"], 0)} allocations'
+                    for t in threads))
+    if timer not in ('perf', 'posix', 'itimer'):
+        raise prof.Fail(f'the report names no timer ({timer!r})')
+    if timer != 'perf' and refused is None:
+        raise prof.Fail(f'timer {timer}, and the report does not say why '
+                        f'perf was passed over')
+    if len(threads) != 2:
+        raise prof.Fail(f'{len(threads)} threads in the report, want 2')
+    for t in threads:
+        if not t['samples'] or t['unsampled']:
+            raise prof.Fail(f'thread {t["tid"]}: no time samples')
+        if not allocs.get(t['tid']):
+            raise prof.Fail(f'thread {t["tid"]}: no allocation samples')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
@@ -66,6 +100,15 @@ CASES = [
     Case('wrapread', 'wrapread',
          option_sets=((), ('--no-time',), ('-F', '10000')),
          check=unwound_into_lie),
+    # issue #31 item 10: ulimit -n below the numbers the library keeps its
+    # descriptors at (512); the hard limit stays as it was, as after a
+    # shell's `ulimit -Sn N`.
+    Case('fd-limit-4', 'fdlimit', option_sets=((), ('--timer=auto',)),
+         limits={resource.RLIMIT_NOFILE: 4}, check=fd_limit_check),
+    Case('fd-limit-8', 'fdlimit', option_sets=((), ('--timer=auto',)),
+         limits={resource.RLIMIT_NOFILE: 8}, check=fd_limit_check),
+    Case('fd-limit-16', 'fdlimit', option_sets=((), ('--timer=auto',)),
+         limits={resource.RLIMIT_NOFILE: 16}, check=fd_limit_check),
 ]
 
 
