@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,11 +232,13 @@ size_give(size_t len)
 static int
 fsize_allows(uint64_t end)
 {
-	struct rlimit rl;
-	if (prlimit(0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
-	    rl.rlim_cur == RLIM_INFINITY)
+	/* The system call itself (struct rlimit64), not a libc function
+	 * that the library might wrap. */
+	struct { uint64_t cur, max; } rl;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
+	    rl.cur == ~(uint64_t)0)
 		return 1;
-	return end <= rl.rlim_cur;
+	return end <= rl.cur;
 }
 
 /* Gives the blocks of [off, off + APPENDER_CHUNK) to the file. Returns 0

@@ -160,8 +160,8 @@ START_TEST(appender_full_file_drops)
 
 	signal(SIGXFSZ, SIG_IGN);
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	/* Room for chunks 1 and 2: the third is refused, and so is every
-	 * record after it, without a fault. */
+	/* Room for chunks 0 and 1 and the footer after them: the third is
+	 * refused, and so is every record after it, without a fault. */
 	for (int i = 0; i < 200; i++) {
 		int rc = appender_append(&a, buf, len);
 		ck_assert(rc == 0 || rc == -ENOSPC);
