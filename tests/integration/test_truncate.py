@@ -9,10 +9,14 @@ chunk land past the file's end. The program must end as it does bare
 and profrun must say that the spool was truncated, not that the profiler
 was not loaded.
 
-usage: test_truncate.py HOSTILE_TRUNCATE
+A SIGBUS of the program's own (hostile_sigbus, no handler) still kills it
+as it does bare: profrun exits 128 + SIGBUS where the bare run died of it.
+
+usage: test_truncate.py HOSTILE_TRUNCATE HOSTILE_SIGBUS
 """
 import glob
 import os
+import signal
 import subprocess
 import sys
 
@@ -61,6 +65,21 @@ def test():
             if 'truncated or replaced while the program ran' not in err:
                 raise prof.Fail(f'{what}: nothing says the spool was '
                                 f'truncated')
+    own_sigbus(sys.argv[2])
+
+
+def own_sigbus(target):
+    bare = prof.run([target])
+    if bare.returncode != -signal.SIGBUS:
+        raise prof.Fail(f'hostile_sigbus bare: exit {bare.returncode}')
+    for opts in ([], ['--space-interval=1K']):
+        spool = os.path.join(prof.tmpdir(), 'b.spool')
+        r = prof.profrun(['-q', '-o', spool] + opts + ['--', target])
+        print(f'hostile_sigbus {" ".join(opts)}: exit {r.returncode}')
+        if r.returncode != 128 + signal.SIGBUS or r.stdout != bare.stdout:
+            raise prof.Fail(f'hostile_sigbus {" ".join(opts)}: exit '
+                            f'{r.returncode}, output {r.stdout!r}; bare: '
+                            f'killed by SIGBUS, output {bare.stdout!r}')
 
 
 prof.main(test)
