@@ -5,12 +5,20 @@
  * and stores into mapped chunks.
  *
  * Chunk 0 holds the file header and the PROCESS record, written with
- * pwrite. Every later chunk is reserved whole with fallocate (or, where
- * the file system has none, by writing zeros) before it is mapped: a store
- * into a page that has no block behind it would raise SIGBUS in the target
- * when the disk is full. The footer is written with pwrite at the start of
- * a chunk taken after every other, so that a reader finds the last footer
- * last.
+ * pwrite, and goes to the first stream for the rest. Every chunk is
+ * reserved whole with fallocate (or, where the file system has none, by
+ * writing zeros) before it is mapped: a store into a page that has no
+ * block behind it would raise SIGBUS in the target when the disk is full.
+ * The footer is written with pwrite at the start of a chunk taken after
+ * every other, so that a reader finds the last footer last, and the file
+ * is cut just after it: a short run leaves no chunks of zeros behind.
+ *
+ * Nothing here may turn into a signal: every write, fallocate and
+ * ftruncate stays within the file-size limit as it is at that moment
+ * (RLIMIT_FSIZE: past it, the kernel sends SIGXFSZ), which is met like a
+ * full disk; and a chunk whose file was cut under it (the user truncated
+ * the spool) is replaced with anonymous memory by appender_fault when a
+ * store into it raises SIGBUS, the spool then being lost.
  */
 #include "appender.h"
 
@@ -28,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +54,8 @@
 #define RETRY_DELAY_NS 1000000000ull
 /* Chunks handed from a thread that left to one that starts. */
 #define POOL_SIZE 64
+/* Chunks mapped at once (one a stream), known to appender_fault. */
+#define MAPS_MAX 4096
 
 static _Atomic int spool_fd = -1;
 static char spool_name[PATH_MAX];
@@ -64,6 +75,20 @@ static _Atomic uint64_t retry_after_ns;
 static _Atomic int warned_room;
 static _Atomic uint64_t samples;
 static _Atomic uint64_t size_limit_ns; /* when --max-size stopped sampling */
+static _Atomic uint64_t used; /* bytes of records, against --max-size */
+/* The footer is written (its offset: footer_off): no chunk is taken
+ * after it, the file having been cut there, until appender_resume. */
+static _Atomic int sealed;
+static uint64_t footer_off;
+/* Chunk 0 could not be reserved (the file-size limit): the spool is its
+ * header, PROCESS record and footers, footers going at chunk0_end. */
+static int chunk0_short;
+static uint64_t chunk0_end;
+/* The spool was truncated or replaced under a mapping: nothing more is
+ * written to it. */
+static _Atomic int lost;
+/* The chunks mapped now (their addresses), for appender_fault. */
+static _Atomic uintptr_t maps[MAPS_MAX];
 /* 0 running, 1 a footer is being written, 2 written. */
 static _Atomic int finish_state;
 /* Chunks with room left by threads that ended: offset | bytes used (the
@@ -86,7 +111,7 @@ error_words(int err)
 	switch (err) {
 	case ENOSPC: return "no space left on the device";
 	case EDQUOT: return "disk quota exceeded";
-	case EFBIG: return "file too large";
+	case EFBIG: return "the file size limit (ulimit -f) is reached";
 	case EIO: return "input/output error";
 	case EROFS: return "read-only file system";
 	case ENOMEM: return "out of memory";
@@ -163,27 +188,59 @@ pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Room kept below the size limit for the footer, which goes at the
- * next chunk's offset after every chunk taken. */
+/* Room kept for the footer: below the size limit, and below the
+ * file-size limit after every chunk taken. */
 #define FOOTER_ROOM 512u
 
-/* Whether a chunk at off would take the file past its size limit
- * (PROF_MAX_SIZE); the first time, sampling stops and says so. The
- * limit leaves room for the footer. async-signal-safe */
+/* Takes len bytes of records from the spool's size limit (PROF_MAX_SIZE),
+ * room for the footer kept: 0, or -EFBIG when they do not fit. What is
+ * counted is what is written, not the chunks reserved, so that threads
+ * that each hold a chunk do not reach the limit at once. The first
+ * refusal stops sampling and says so. async-signal-safe */
 static int
-past_limit(uint64_t off)
+size_take(size_t len)
 {
 	uint64_t max = prof_state.cfg.max_size;
-	if (!max || (max >= APPENDER_CHUNK + FOOTER_ROOM &&
-		     off <= max - APPENDER_CHUNK - FOOTER_ROOM))
+	if (!max)
 		return 0;
+	uint64_t was = atomic_fetch_add_explicit(&used, len,
+						 memory_order_relaxed);
+	if (max >= FOOTER_ROOM && len <= max - FOOTER_ROOM &&
+	    was <= max - FOOTER_ROOM - len)
+		return 0;
+	atomic_fetch_sub_explicit(&used, len, memory_order_relaxed);
 	uint64_t zero = 0, now = prof_now_ns();
 	if (atomic_compare_exchange_strong(&size_limit_ns, &zero, now ? now : 1)) {
 		gate_size(1);
 		log_msg("%s: the spool reached its size limit (%lu bytes); "
 			"sampling stopped", spool_shown, (unsigned long)max);
 	}
-	return 1;
+	return -EFBIG;
+}
+
+/* Gives back what size_take took for a record that was not written.
+ * async-signal-safe */
+static void
+size_give(size_t len)
+{
+	if (prof_state.cfg.max_size)
+		atomic_fetch_sub_explicit(&used, len, memory_order_relaxed);
+}
+
+/* Whether the file may grow to end bytes under the file-size limit as
+ * the program has it now: past it, a write raises SIGXFSZ. One system
+ * call, made when a chunk is reserved or the header or footer written.
+ * async-signal-safe */
+static int
+fsize_allows(uint64_t end)
+{
+	/* The system call itself (struct rlimit64), not a libc function
+	 * that the library might wrap. */
+	struct { uint64_t cur, max; } rl;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
+	    rl.cur == ~(uint64_t)0)
+		return 1;
+	return end <= rl.cur;
 }
 
 /* Gives the blocks of [off, off + APPENDER_CHUNK) to the file. Returns 0
@@ -191,6 +248,8 @@ past_limit(uint64_t off)
 static int
 reserve(int fd, uint64_t off)
 {
+	if (!fsize_allows(off + APPENDER_CHUNK + FOOTER_ROOM))
+		return -EFBIG;
 	if (fallocate(fd, 0, (off_t)off, APPENDER_CHUNK) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
@@ -204,14 +263,16 @@ reserve(int fd, uint64_t off)
  * over: a hole in a full tmpfs raises SIGBUS in whoever maps and reads
  * it, profrun and profanalyze included. Two threads may reserve the same
  * chunk; the one that moves the end takes it, the other tries the next.
- * Returns 0, 1 past the size limit (past_limit), or -errno.
- * async-signal-safe */
+ * None is taken once the footer's chunk is (the file is cut after the
+ * footer; a thread that read the end before it took the footer's
+ * offset fails to move the end). Returns 0, 1 after the footer, or
+ * -errno. async-signal-safe */
 static int
 reserve_next(int fd, uint64_t *off)
 {
 	for (;;) {
 		uint64_t at = atomic_load(&next_off);
-		if (past_limit(at))
+		if (atomic_load(&sealed))
 			return 1;
 		int rc = reserve(fd, at);
 		if (rc < 0)
@@ -246,39 +307,70 @@ pool_take(void)
 	return 0;
 }
 
-/* Maps a chunk for s: one a thread left with room, or a new one at the
- * file's end. Returns 0, -EFBIG at the size limit, or -ENOSPC.
- * async-signal-safe */
+/* Records a chunk mapped at p for appender_fault: 0, or -1 when
+ * MAPS_MAX chunks are mapped already. async-signal-safe */
 static int
-new_chunk(struct appender_stream *s)
+maps_add(void *p)
 {
-	uint64_t now = prof_now_ns();
-	if (s->base) {
-		munmap(s->base, APPENDER_CHUNK);
-		s->base = NULL;
+	for (int i = 0; i < MAPS_MAX; i++) {
+		uintptr_t zero = 0;
+		if (atomic_compare_exchange_strong(&maps[i], &zero, (uintptr_t)p))
+			return 0;
 	}
-	if (now < atomic_load_explicit(&retry_after_ns, memory_order_relaxed))
-		return -ENOSPC;
-	int fd = spool_fd_get(1);
-	if (fd < 0)
-		return -ENOSPC;
-	uint64_t v = pool_take(), off = v & ~(uint64_t)(APPENDER_CHUNK - 1);
-	uint32_t pos = (uint32_t)(v & (APPENDER_CHUNK - 1));
-	if (!v) {
-		int rc = reserve_next(fd, &off);
-		if (rc > 0)
-			return -EFBIG; /* the size limit, not the file system's */
-		if (rc < 0) {
-			atomic_store(&retry_after_ns, now + RETRY_DELAY_NS);
-			warn_room(-rc);
-			return -ENOSPC;
-		}
+	return -1;
+}
+
+/* Unmaps a chunk mapped by new_chunk. async-signal-safe */
+static void
+unmap_chunk(void *p)
+{
+	for (int i = 0; i < MAPS_MAX; i++) {
+		uintptr_t v = (uintptr_t)p;
+		if (atomic_compare_exchange_strong(&maps[i], &v, 0))
+			break;
 	}
+	munmap(p, APPENDER_CHUNK);
+}
+
+/* The spool is no longer the file it was: says so once and stops
+ * sampling. async-signal-safe */
+static void
+lose_spool(void)
+{
+	if (atomic_exchange(&lost, 1))
+		return;
+	atomic_store(&prof_state.enabled, 0);
+	log_msg("%s: the spool was truncated or replaced while the program "
+		"ran; profiling stopped", spool_shown);
+}
+
+/* Whether the file still has every chunk taken: it was cut (or emptied)
+ * under us otherwise, and mapping a chunk of it would fault. The footer
+ * cuts it too, but no chunk is taken after it (sealed, set before the
+ * cut). async-signal-safe */
+static int
+spool_whole(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size >= atomic_load(&next_off))
+		return 1;
+	if (!atomic_load(&sealed))
+		lose_spool();
+	return 0;
+}
+
+/* The chunk at off, at pos, mapped for s: 0 or -ENOSPC. async-signal-safe */
+static int
+map_chunk(struct appender_stream *s, int fd, uint64_t off, uint32_t pos)
+{
 	void *p = mmap(NULL, APPENDER_CHUNK, PROT_READ | PROT_WRITE,
-		       MAP_SHARED,
-		       fd, (off_t)off);
+		       MAP_SHARED, fd, (off_t)off);
 	if (p == MAP_FAILED) {
 		warn_room(errno);
+		return -ENOSPC;
+	}
+	if (maps_add(p) < 0) {
+		munmap(p, APPENDER_CHUNK);
 		return -ENOSPC;
 	}
 	s->base = p;
@@ -286,6 +378,37 @@ new_chunk(struct appender_stream *s)
 	s->pos = pos;
 	s->batch = 0;
 	return 0;
+}
+
+/* Maps a chunk for s: one a thread left with room, or a new one at the
+ * file's end. Returns 0 or -ENOSPC. async-signal-safe */
+static int
+new_chunk(struct appender_stream *s)
+{
+	uint64_t now = prof_now_ns();
+	if (s->base) {
+		unmap_chunk(s->base);
+		s->base = NULL;
+	}
+	if (chunk0_short || atomic_load(&lost) || atomic_load(&sealed) ||
+	    now < atomic_load_explicit(&retry_after_ns, memory_order_relaxed))
+		return -ENOSPC;
+	int fd = spool_fd_get(1);
+	if (fd < 0 || !spool_whole(fd))
+		return -ENOSPC;
+	uint64_t v = pool_take(), off = v & ~(uint64_t)(APPENDER_CHUNK - 1);
+	uint32_t pos = (uint32_t)(v & (APPENDER_CHUNK - 1));
+	if (!v) {
+		int rc = reserve_next(fd, &off);
+		if (rc > 0)
+			return -ENOSPC; /* the footer is written */
+		if (rc < 0) {
+			atomic_store(&retry_after_ns, now + RETRY_DELAY_NS);
+			warn_room(-rc);
+			return -ENOSPC;
+		}
+	}
+	return map_chunk(s, fd, off, pos);
 }
 
 /* Gives s a chunk with len bytes free: its own, or a new one (a pooled
@@ -311,7 +434,9 @@ appender_append(struct appender_stream *s, const void *rec, size_t len)
 		return -ESRCH;
 	if (len < SPOOL_REC_HEADER_LEN || len > APPENDER_CHUNK - 16)
 		return -ENOSPC;
-	int rc = make_room(s, len);
+	int rc = size_take(len);
+	if (rc == 0 && (rc = make_room(s, len)) < 0)
+		size_give(len);
 	if (rc < 0)
 		return rc;
 	uint8_t *dst = s->base + s->pos;
@@ -342,7 +467,8 @@ store_len(uint8_t *p, uint32_t v)
 
 /* Grows the stream's batch record, when it is of type and the chunk has
  * room, by the entry: see appender_append_entry. Returns 1 when it did,
- * 0 when the entry needs a record of its own. async-signal-safe */
+ * 0 when the entry needs a record of its own, -EFBIG at the size limit.
+ * async-signal-safe */
 static int
 grow_batch(struct appender_stream *s, uint32_t type, const uint8_t *entry,
 	   size_t len)
@@ -353,6 +479,8 @@ grow_batch(struct appender_stream *s, uint32_t type, const uint8_t *entry,
 	/* (The type as stored, little-endian; types are below 256.) */
 	if (rec[0] != type || rec[1] || rec[2] || rec[3])
 		return 0;
+	if (size_take(len) < 0)
+		return -EFBIG;
 	store_len(rec + 4, s->pos + (uint32_t)len - s->batch -
 				   SPOOL_REC_HEADER_LEN);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -371,7 +499,9 @@ start_batch(struct appender_stream *s, uint8_t *head, size_t hlen,
 	    const uint8_t *entry, size_t len)
 {
 	size_t total = hlen + len;
-	int rc = make_room(s, total);
+	int rc = size_take(total);
+	if (rc == 0 && (rc = make_room(s, total)) < 0)
+		size_give(total);
 	if (rc < 0)
 		return rc;
 	uint8_t *dst = s->base + s->pos;
@@ -395,7 +525,10 @@ appender_append_entry(struct appender_stream *s, uint32_t tid,
 		return -ESRCH;
 	if (len == 0 || len > APPENDER_CHUNK - 64)
 		return -ENOSPC;
-	if (!grow_batch(s, SPOOL_REC_SAMPLES, entry, len)) {
+	int grown = grow_batch(s, SPOOL_REC_SAMPLES, entry, len);
+	if (grown < 0)
+		return grown;
+	if (!grown) {
 		uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_SAMPLES_FIXED];
 		struct spool_samples h = { .tid = tid, .stream = s->id,
 					   .time_ns = prev_time,
@@ -422,8 +555,9 @@ appender_append_space_entry(struct appender_stream *s, uint32_t tid,
 		return -ESRCH;
 	if (len == 0 || len > APPENDER_CHUNK - 64)
 		return -ENOSPC;
-	if (grow_batch(s, SPOOL_REC_ALLOCS, entry, len))
-		return 0;
+	int grown = grow_batch(s, SPOOL_REC_ALLOCS, entry, len);
+	if (grown)
+		return grown < 0 ? grown : 0;
 	uint8_t head[SPOOL_REC_HEADER_LEN + SPOOL_ALLOCS_FIXED];
 	struct spool_allocs h = { .tid = tid, .stream = s->id, .prev = *prev };
 	struct spool_buf b;
@@ -438,7 +572,7 @@ appender_close_stream(struct appender_stream *s)
 {
 	if (!s->base)
 		return;
-	munmap(s->base, APPENDER_CHUNK);
+	unmap_chunk(s->base);
 	s->base = NULL;
 	if (s->pos > APPENDER_CHUNK / 2 || !prof_in_image())
 		return;
@@ -467,6 +601,14 @@ appender_shared(const void *rec, size_t len)
 	int rc = appender_append(&shared, rec, len);
 	pthread_mutex_unlock(&shared_lock);
 	return rc;
+}
+
+void
+appender_shared_release(void)
+{
+	pthread_mutex_lock(&shared_lock);
+	appender_close_stream(&shared);
+	pthread_mutex_unlock(&shared_lock);
 }
 
 uint64_t
@@ -511,7 +653,8 @@ read_small_file(const char *path, char *buf, size_t cap)
 	return len;
 }
 
-/* The file header and PROCESS record, at the start of chunk 0. */
+/* The file header and PROCESS record, at the start of chunk 0: their
+ * length, or -errno (-EFBIG: the file-size limit leaves no room). */
 static int
 write_process(void)
 {
@@ -549,7 +692,30 @@ write_process(void)
 	spool_put_file_header(&b, APPENDER_CHUNK);
 	if (spool_put_process(&b, &p) < 0)
 		return -ENOSPC;
-	return pwrite_all(spool_fd, out, b.len, 0);
+	if (!fsize_allows(b.len))
+		return -EFBIG;
+	int rc = pwrite_all(spool_fd, out, b.len, 0);
+	return rc < 0 ? rc : (int)b.len;
+}
+
+/* Chunk 0, reserved whole, goes to the first stream that needs a chunk:
+ * a short run's records fit beside the header. Where the file-size limit
+ * leaves no room for it, the spool keeps its header alone, and its
+ * footer after it. hdr: the header's and PROCESS record's length. */
+static void
+start_chunk0(uint32_t hdr)
+{
+	atomic_store(&used, hdr);
+	chunk0_end = hdr;
+	chunk0_short = 0;
+	int rc = reserve(spool_fd, 0);
+	if (rc == 0) {
+		atomic_store(&pool[0], hdr);
+		return;
+	}
+	chunk0_short = 1;
+	log_msg("%s: cannot extend the spool (%s); samples are dropped and "
+		"counted", spool_shown, error_words(-rc));
 }
 
 /* Creates the spool on a fresh name; or takes over the empty file profrun
@@ -637,9 +803,15 @@ appender_open(void)
 	atomic_store(&size_limit_ns, 0);
 	gate_size(0);
 	atomic_store(&finish_state, 0);
+	atomic_store(&sealed, 0);
+	atomic_store(&lost, 0);
 	for (int i = 0; i < POOL_SIZE; i++)
 		atomic_store(&pool[i], 0);
-	return write_process();
+	rc = write_process();
+	if (rc < 0)
+		return rc;
+	start_chunk0((uint32_t)rc);
+	return 0;
 }
 
 const char *
@@ -714,15 +886,29 @@ write_footer(uint32_t end_reason, uint32_t end_signal)
 	if (spool_put_footer(&b, &f) < 0)
 		return;
 	int fd = spool_fd_get(0);
-	if (fd < 0)
+	if (fd < 0 || atomic_load(&lost))
 		return;
 	/* A chunk after every other: the last footer in the file is the
-	 * last one written (an exec that failed writes a second). */
-	uint64_t off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
-	int rc = pwrite_all(fd, out, b.len, off);
-	if (rc < 0)
+	 * last one written (an exec that failed writes a second). No chunk
+	 * is taken after it: the file is cut at its end. */
+	uint64_t off = chunk0_end;
+	if (!chunk0_short) {
+		atomic_store(&sealed, 1);
+		off = atomic_fetch_add(&next_off, APPENDER_CHUNK);
+		footer_off = off;
+	}
+	int rc = -EFBIG;
+	if ((chunk0_short && off + b.len > APPENDER_CHUNK) ||
+	    !fsize_allows(off + b.len) ||
+	    (rc = pwrite_all(fd, out, b.len, off)) < 0) {
 		log_msg("%s: cannot write the spool's footer (%s)", spool_shown,
 			error_words(-rc));
+		return;
+	}
+	if (chunk0_short)
+		chunk0_end = off + b.len;
+	else
+		(void)!ftruncate(fd, (off_t)(off + b.len));
 }
 
 /* async-signal-safe */
@@ -778,19 +964,53 @@ appender_put_chunk(const void *recs, size_t len)
 	int fd = spool_fd_get(0);
 	if (fd < 0)
 		return -EBADF;
-	/* Reserved whole first, as any chunk: no hole is left before the
-	 * footer's chunk whatever happens to the write. */
-	int rc = reserve_next(fd, &off);
-	if (rc > 0)
-		return -EFBIG; /* the size limit */
+	if (chunk0_short || atomic_load(&lost) || atomic_load(&sealed) ||
+	    !spool_whole(fd))
+		return -ENOSPC;
+	int rc = size_take(len);
 	if (rc < 0)
 		return rc;
-	return pwrite_all(fd, recs, len, off);
+	/* Reserved whole first, as any chunk: no hole is left before the
+	 * footer's chunk whatever happens to the write. */
+	rc = reserve_next(fd, &off);
+	if (rc == 0)
+		rc = pwrite_all(fd, recs, len, off);
+	if (rc != 0)
+		size_give(len);
+	return rc > 0 ? -ENOSPC : rc;
 }
 
+/* async-signal-safe */
+int
+appender_fault(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	for (int i = 0; i < MAPS_MAX; i++) {
+		uintptr_t base = atomic_load_explicit(&maps[i],
+						      memory_order_relaxed);
+		if (!base || a < base || a - base >= APPENDER_CHUNK)
+			continue;
+		/* The store is retried into memory that is thrown away. */
+		if (mmap((void *)base, APPENDER_CHUNK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
+			return 0;
+		lose_spool();
+		return 1;
+	}
+	return 0;
+}
+
+/* The footer's chunk is given back its blocks, so that chunks taken
+ * after it leave no hole (see reserve_next); where it cannot be, no
+ * chunk is taken any more. */
 void
 appender_resume(void)
 {
+	int fd = spool_fd_get(0);
+	if (!chunk0_short && atomic_load(&sealed) && fd >= 0 &&
+	    !atomic_load(&lost) && reserve(fd, footer_off) == 0)
+		atomic_store(&sealed, 0);
 	atomic_store(&finish_state, 0);
 }
 
@@ -810,7 +1030,7 @@ void
 appender_forget_stream(struct appender_stream *s)
 {
 	if (s->base)
-		munmap(s->base, APPENDER_CHUNK);
+		unmap_chunk(s->base);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -825,5 +1045,7 @@ appender_postfork_child(void)
 	spool_fd = -1;
 	for (int i = 0; i < POOL_SIZE; i++)
 		atomic_store(&pool[i], 0);
+	for (int i = 0; i < MAPS_MAX; i++)
+		atomic_store(&maps[i], 0);
 	atomic_store(&finish_state, 2);
 }

@@ -107,8 +107,17 @@ appender_close_stream(struct appender_stream *s);
 int
 appender_shared(const void *rec, size_t len);
 
+/* Gives the shared stream's chunk, when it has room left, to the next
+ * stream that needs one (appender_close_stream): after the records the
+ * start writes there (the module map), so that a short run's streams
+ * share a chunk rather than leave one each nearly empty. Not
+ * async-signal-safe: takes the shared stream's lock. */
+void
+appender_shared_release(void);
+
 /* Writes the FOOTER, with how the image ended (enum spool_end), into a
- * chunk of its own at the file's end. The first ending wins; a caller that
+ * chunk of its own at the file's end, and cuts the file after it (no
+ * chunk is taken afterwards, unless appender_resume). The first ending wins; a caller that
  * comes second (another thread ending at the same moment) waits up to a
  * second for the first to have written it, and returns -EALREADY. The
  * spool stays open after SPOOL_END_EXEC (appender_resume carries on after
@@ -132,6 +141,14 @@ appender_set_finish_hook(void (*hook)(void));
  * async-signal-safe */
 int
 appender_put_chunk(const void *recs, size_t len);
+
+/* A SIGBUS at addr: when addr is in one of the spool's chunks (its file
+ * was cut under the mapping), maps anonymous memory over that chunk, so
+ * that the faulting store goes on into memory that is thrown away, marks
+ * the spool lost (nothing more is written to it; one line says so) and
+ * returns 1; else 0, and the signal is the program's. async-signal-safe */
+int
+appender_fault(const void *addr);
 
 /* The exec that followed appender_finish(SPOOL_END_EXEC) failed: the image
  * goes on, and a later footer supersedes the first. */

@@ -81,6 +81,10 @@ fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int saved_errno = errno;
+	/* A store of ours into a chunk whose file was cut: not the
+	 * program's fault, and not fatal. */
+	if (sig == SIGBUS && si->si_code > 0 && appender_fault(si->si_addr))
+		return;
 	if (prof_state.initialised && getpid() == prof_state.pid) {
 		atomic_store(&prof_state.enabled, 0);
 		appender_finish(SPOOL_END_SIGNAL, (uint32_t)sig);
@@ -115,6 +119,50 @@ endings_install(void)
 	}
 }
 
+/* The SIGBUS handler the program installed, which bus_trampoline stands
+ * in for: a store of the library's into a chunk whose file was cut
+ * raises SIGBUS too, and must not reach it (appender_fault). */
+static struct sigaction bus_prog;
+
+/* async-signal-safe */
+static void
+bus_trampoline(int sig, siginfo_t *si, void *uc)
+{
+	if (si->si_code > 0 && appender_fault(si->si_addr))
+		return;
+	if (bus_prog.sa_flags & SA_SIGINFO)
+		bus_prog.sa_sigaction(sig, si, uc);
+	else
+		bus_prog.sa_handler(sig);
+}
+
+/* act, or for a SIGBUS handler of the program's, the same action with
+ * bus_trampoline in its place (in *copy); *prev: what bus_prog was. */
+static const struct sigaction *
+bus_action_in(int sig, const struct sigaction *act, struct sigaction *copy,
+	      struct sigaction *prev)
+{
+	*prev = bus_prog;
+	if (sig != SIGBUS || !act ||
+	    (!(act->sa_flags & SA_SIGINFO) &&
+	     (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN)))
+		return act;
+	bus_prog = *act;
+	*copy = *act;
+	copy->sa_sigaction = bus_trampoline;
+	copy->sa_flags |= SA_SIGINFO;
+	return copy;
+}
+
+/* The program sees its own handler where bus_trampoline stands. */
+static void
+bus_action_out(int sig, struct sigaction *old, const struct sigaction *prev)
+{
+	if (sig == SIGBUS && old && (old->sa_flags & SA_SIGINFO) &&
+	    old->sa_sigaction == bus_trampoline)
+		*old = *prev;
+}
+
 /* For a fatal signal, the target sees SIG_DFL where our handler stands in
  * for it, and what it installs replaces ours. For the sampling signal, what
  * it installs gets the signals our timer did not send (sampler.h). */
@@ -124,16 +172,23 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (sig == prof_state.cfg.sig && prof_state.initialised &&
 	    getpid() == prof_state.pid)
 		return sampler_sigaction(act, old);
-	struct sigaction copy;
+	struct sigaction copy, bus_copy, bus_prev;
 	const struct sigaction *pass = masks_action_in(sig, act, &copy);
+	pass = bus_action_in(sig, pass, &bus_copy, &bus_prev);
 	if (!is_ours(sig)) {
 		int rc = real_sigaction()(sig, pass, old);
-		if (rc == 0)
+		if (rc == 0) {
+			bus_action_out(sig, old, &bus_prev);
 			masks_action_out(sig, act, old);
+		} else if (sig == SIGBUS) {
+			bus_prog = bus_prev;
+		}
 		return rc;
 	}
 	struct sigaction prev;
 	int rc = real_sigaction()(sig, pass, &prev);
+	if (rc != 0 && sig == SIGBUS)
+		bus_prog = bus_prev;
 	if (rc == 0)
 		masks_action_out(sig, act, NULL);
 	if (rc == 0 && act)

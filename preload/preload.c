@@ -95,7 +95,9 @@ start(void)
 	}
 	if (rc < 0) {
 		log_msg("%s: cannot create the spool (%s); profiling disabled",
-			prof_state.cfg.spool_path, strerror(-rc));
+			prof_state.cfg.spool_path,
+			rc == -EFBIG ? "the file size limit (ulimit -f) leaves "
+				       "no room for its header" : strerror(-rc));
 		return rc;
 	}
 	appender_set_finish_hook(perfmap_copy);
@@ -110,6 +112,7 @@ start(void)
 			strerror(-rc));
 		return rc;
 	}
+	appender_shared_release();
 	static const struct threads_hooks hooks = {
 		.attached = thread_attached,
 		.leaving = thread_leaving,

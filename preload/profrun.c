@@ -89,7 +89,8 @@ usage(FILE *f)
 		"                         the toggle signal with --toggle-signal\n"
 		"      --toggle-signal=SIG  a signal that pauses and resumes sampling\n"
 		"      --max-samples=N    stop sampling after N samples\n"
-		"      --max-size=BYTES   stop sampling when a spool reaches BYTES\n"
+		"      --max-size=BYTES   stop sampling when the records written to a\n"
+		"                         spool reach BYTES\n"
 		"                         (at least 256K; K, M and G suffixes)\n"
 		"      --no-jitter        perf source: a fixed period between samples\n"
 		"                         (by default each is drawn at random\n"
@@ -599,15 +600,18 @@ check_timer(const struct options *o)
 }
 
 /* Creates the empty spool under a fresh name beside FILE; the library
- * opens it without following symlinks and fills it. */
+ * opens it without following symlinks and fills it. *made: the file as
+ * created, to tell later whether anyone wrote to it. */
 static void
-create_temp(const char *output, char *tmp, size_t cap)
+create_temp(const char *output, char *tmp, size_t cap, struct stat *made)
 {
 	for (int attempt = 0;; attempt++) {
 		snprintf(tmp, cap, "%s.%d.%d.tmp", output, (int)getpid(), attempt);
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			      0600);
 		if (fd >= 0) {
+			if (fstat(fd, made) < 0)
+				memset(made, 0, sizeof(*made));
 			close(fd);
 			return;
 		}
@@ -950,6 +954,32 @@ install_spool(const char *tmp, const char *output, const char *shown)
 	return 0;
 }
 
+/* Says why the program left no readable spool: the file was written and
+ * then cut or replaced while the program ran; the file-size limit left no
+ * room for its header; or the library never wrote it. */
+static void
+say_no_spool(const char *tmp, const char *shown, const struct stat *made)
+{
+	struct stat st;
+	struct rlimit rl;
+	if (lstat(tmp, &st) < 0 || st.st_ino != made->st_ino ||
+	    st.st_dev != made->st_dev || st.st_size != 0 ||
+	    st.st_ctim.tv_sec != made->st_ctim.tv_sec ||
+	    st.st_ctim.tv_nsec != made->st_ctim.tv_nsec)
+		fprintf(stderr, "profrun: %s: no spool was left: the file was "
+			"truncated or replaced while the program ran\n", shown);
+	else if (getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+		 rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
+		fprintf(stderr, "profrun: %s: no spool was written: the file "
+			"size limit (ulimit -f, %llu bytes) leaves no room for "
+			"it\n", shown, (unsigned long long)rl.rlim_cur);
+	else
+		fprintf(stderr, "profrun: %s: no spool was written: the "
+			"program did not load the profiler (a statically linked "
+			"interpreter?) or it stopped with a message above\n",
+			shown);
+}
+
 /* path made absolute against the current directory: a program that
  * changes directory (make -C, git -C) must still find its spool, and its
  * children put theirs beside it. Exits 2 when it cannot be. */
@@ -985,7 +1015,8 @@ main(int argc, char **argv)
 	find_library(lib, sizeof(lib));
 	if (o.time)
 		check_timer(&o);
-	create_temp(o.output, tmp, sizeof(tmp));
+	struct stat made;
+	create_temp(o.output, tmp, sizeof(tmp), &made);
 
 	time_t started = time(NULL);
 	int status = run(argv + first, path, &o, lib, tmp);
@@ -995,11 +1026,8 @@ main(int argc, char **argv)
 	}
 	struct spool_summary s;
 	if (summarise(tmp, &s) < 0) {
+		say_no_spool(tmp, shown, &made);
 		unlink(tmp);
-		fprintf(stderr, "profrun: %s: no spool was written: the "
-			"program did not load the profiler (a statically linked "
-			"interpreter?) or it stopped with a message above\n",
-			shown);
 	} else if (install_spool(tmp, o.output, shown) == 0 && !o.quiet) {
 		report(shown, &s, count_child_spools(o.output, started));
 	}

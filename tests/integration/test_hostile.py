@@ -112,6 +112,89 @@ CASES = [
 ]
 
 
+def spool_within(limit, footer=True):
+    """check=: the spool under a file-size limit of limit bytes (None: the
+    program lowered it itself) is readable by profanalyze, no larger than
+    the limit, and has its footer when footer."""
+    def check(spool, r):
+        if not os.path.exists(spool):
+            raise prof.Fail(f'no spool under a limit of {limit} bytes:\n'
+                            f'{r.stderr}')
+        size = os.path.getsize(spool)
+        if limit is not None and size > limit:
+            raise prof.Fail(f'the spool has {size} bytes, over the '
+                            f'limit of {limit}')
+        _, rep = prof.analyze(spool)
+        if footer and not prof.field(rep, 'complete'):
+            raise prof.Fail(f'the spool ({size} bytes) has no footer')
+        print(f'spool: {size} bytes, readable')
+    return check
+
+
+def no_room_said(spool, r):
+    """check=: a limit below the spool's header: no spool, and profrun
+    says that the file size limit left no room for one."""
+    if os.path.exists(spool):
+        raise prof.Fail(f'a spool of {os.path.getsize(spool)} bytes '
+                        f'under a limit below its header')
+    if 'file size limit' not in r.stderr:
+        raise prof.Fail(f'nothing says the file size limit stopped it:\n'
+                        f'{r.stderr}')
+
+
+# Issue #31 item 5: a file-size limit killed the program with SIGXFSZ.
+FSIZE = resource.RLIMIT_FSIZE
+CASES += [
+    # Below the file header and PROCESS record.
+    Case('fsize-tiny', 'fsize', limits={FSIZE: 100}, check=no_room_said),
+    # The issue's `ulimit -f 100`: room for one chunk and the footer.
+    Case('fsize-small', 'fsize', limits={FSIZE: 100 * 1024},
+         option_sets=((), ('--space-interval=1K',)),
+         check=spool_within(100 * 1024)),
+    # Reached mid-run: sampled allocations fill several chunks first.
+    Case('fsize-mid', 'fsize', limits={FSIZE: 300 * 1024},
+         option_sets=(('--space-interval=64',),),
+         check=spool_within(300 * 1024)),
+    # The program lowers its own limit below the spool's size mid-run:
+    # neither another chunk nor the footer fits.
+    Case('fsize-lowered', 'fsize', args=('lower', 4096),
+         option_sets=((), ('--space-interval=1K',)),
+         check=spool_within(None, footer=False)),
+]
+
+
+def spool_short(spool, r):
+    """check=: a short run's spool is its one chunk (file header, module
+    map, the main thread's records: far less than 64 KiB here) and the
+    footer after it, the file cut there, readable and complete."""
+    size = os.path.getsize(spool)
+    print(f'spool: {size} bytes')
+    if size > 64 * 1024 + 512:
+        raise prof.Fail(f'a short run left a spool of {size} bytes, more '
+                        f'than a chunk and its footer')
+    _, rep = prof.analyze(spool)
+    if not prof.field(rep, 'complete'):
+        raise prof.Fail('the short spool has no footer')
+
+
+# Issue #31 item 12: every process left a spool of 192 KiB at least,
+# mostly zeros.
+CASES += [
+    Case('short-spool', 'plain', option_sets=((), ('--no-time',)),
+         check=spool_short),
+]
+
+# Issue #31 item 7: the library takes the SIGBUS of its own stores into a
+# spool cut under it (test_truncate.py); a SIGBUS of the program's own
+# reaches the program's handler as without the profiler (and kills a
+# program that has none: test_truncate.py, which compares a death by a
+# signal).
+CASES += [
+    Case('own-sigbus', 'sigbus', args=('handler',),
+         option_sets=((), ('--space-interval=1K',))),
+]
+
+
 def limiter(limits):
     if not limits:
         return None
