@@ -108,7 +108,7 @@ endings_install(void)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = fatal_handler;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART | SA_ONSTACK;
 		sigfillset(&sa.sa_mask);
 		if (real_sigaction()(sig, &sa, NULL) == 0)
 			atomic_fetch_or(&ours, 1ull << sig);

@@ -210,7 +210,7 @@ sampler_install(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (real_sigaction()(prof_state.cfg.sig, &sa, &previous) < 0)
 		return -errno;

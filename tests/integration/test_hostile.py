@@ -46,9 +46,39 @@ class Case:
         self.env = env
 
 
+# Every source of the sampling signal, the wall clock, and the shallowest
+# walk: none of them may run a handler on a thread's own stack.
+TIME_SOURCES = (('--timer=perf',), ('--timer=posix',), ('--timer=itimer',),
+                ('--clock=wall',), ('--max-depth=1',))
+
+
+def ended_by_sigsegv(spool, result):
+    """The footer of a program that died of SIGSEGV says so, with the CPU
+    totals (profanalyze: "ended by signal 11")."""
+    _, r = prof.analyze(spool)
+    got = (r.get('complete'), r.get('ended'), r.get('end_signal'))
+    print(f'footer: complete, ended, end_signal = {got}; cpu_seconds '
+          f'{r.get("cpu_seconds")}')
+    if got != (True, 'signal', 11) or r.get('cpu_seconds') is None:
+        raise prof.Fail(f'{spool}: the footer says complete, ended, '
+                        f'end_signal = {got}, cpu_seconds '
+                        f'{r.get("cpu_seconds")}; want (True, \'signal\', 11) '
+                        f'and the CPU totals')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
+    # Item 3: four threads with 16 KiB stacks using 2,000 bytes, and with
+    # 64 KiB stacks using 56,000 bytes: bare, some 9 KiB and 4 KiB are
+    # left below, less than the sampling handler used to take there
+    # (some 11 KiB, the kernel's signal frame included).
+    Case('smallstack-16k', 'smallstack', args=(16384, 2000),
+         option_sets=TIME_SOURCES),
+    Case('smallstack-64k', 'smallstack', args=(65536, 56000),
+         option_sets=TIME_SOURCES),
+    # Item 8: a stack overflow still leaves the footer, which says SIGSEGV.
+    Case('overflow', 'overflow', check=ended_by_sigsegv),
 ]
 
 
