@@ -51,6 +51,15 @@ def mode(name):
     return lambda files, tmp: [files[0], name]
 
 
+def hostile(name, *args):
+    """tests/targets/hostile's program NAME, of all of them (meson passes
+    the lot), with args."""
+    def argv(files, tmp):
+        path = [f for f in files if os.path.basename(f) == 'hostile_' + name]
+        return path[:1] + [str(a) for a in args]
+    return argv
+
+
 # name: (argv from the files meson passes and a fresh directory, the
 # exit status the program ends with, whether it makes other processes)
 CASES = {
@@ -66,6 +75,11 @@ CASES = {
     'blocked': (mode('blocked'), 0, False),
     'own-sigprof': (mode('ownprof'), 0, False),
     'jemalloc': (lambda files, tmp: [files[0], '0.1'], 0, False),
+    # Threads with 64 KiB stacks, 56,000 bytes of them in use (issue #31,
+    # item 3), and a stack overflow, whose footer check_spools asks for
+    # (item 8): the handlers on the alternate stack, at 10 kHz.
+    'small-stacks': (hostile('smallstack', 65536, 56000), 0, False),
+    'stack-overflow': (hostile('overflow'), -11, False),
 }
 
 
