@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
@@ -60,4 +61,23 @@ altstack_take_back(void **stack)
 	stack_t off = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
 	if ((cur.ss_flags & SS_ONSTACK) || sigaltstack(&off, NULL) < 0)
 		*stack = NULL;
+}
+
+/* async-signal-safe */
+size_t
+altstack_room(const void *stack, uint64_t lo, uint64_t hi, uintptr_t here)
+{
+	uintptr_t bottom;
+	if (stack && here - (uintptr_t)stack < ALTSTACK_SIZE) {
+		bottom = (uintptr_t)stack;
+	} else if (lo && here >= lo && here < hi) {
+		bottom = (uintptr_t)lo;
+	} else {
+		stack_t cur;
+		if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
+		    here < (uintptr_t)cur.ss_sp)
+			return SIZE_MAX;
+		bottom = (uintptr_t)cur.ss_sp;
+	}
+	return here >= bottom ? here - bottom : 0;
 }

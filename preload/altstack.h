@@ -19,6 +19,9 @@
 #ifndef PROFRUN_ALTSTACK_H
 #define PROFRUN_ALTSTACK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* The room of each stack (the guard page below it is not part of it).
  * The library's handlers used at most 11.9 KiB of it, the kernel's
  * signal frame (3.3 KiB with AVX-512) included: measured by filling the
@@ -29,6 +32,17 @@
  * which makes a cgo thread's alternate stack its signal stack (it gives
  * its own threads 32 KiB). Only the pages a handler touched cost memory. */
 #define ALTSTACK_SIZE (64 * 1024)
+
+/* The bytes below here (an address in the caller's frame) on the stack
+ * the calling thread runs on: stack (the library's, or NULL), the
+ * thread's own [lo, hi) when known (0, 0 when not), or the alternate
+ * stack sigaltstack says it runs on (the program's own). SIZE_MAX when it
+ * cannot tell (a stack the program switched to, a coroutine's): a
+ * handler that needs more than is left would overflow the stack, and
+ * with SA_ONSTACK that may be an alternate stack of the program's, of
+ * SIGSTKSZ (8 KiB), too small for it. async-signal-safe */
+size_t
+altstack_room(const void *stack, uint64_t lo, uint64_t hi, uintptr_t here);
 
 /* Makes *stack the calling thread's alternate signal stack, unless the
  * thread has one already (its own, or *stack); maps it first when *stack

@@ -11,6 +11,7 @@
  */
 #include "sampler.h"
 
+#include "altstack.h"
 #include "gate.h"
 #include "masks.h"
 #include "real.h"
@@ -65,8 +66,18 @@ store_entry(struct thread_slot *t, const struct spool_sample *s,
 	return 0;
 }
 
-/* async-signal-safe */
-static void
+/* The stack the sampling handler needs below its own frame for a
+ * sample: 8.4 KiB at most were measured (altstack.h: 11.9 KiB less the
+ * kernel's 3.3 KiB signal frame and the handler's frame), and a fifth
+ * more. With
+ * less (a thread on an alternate stack of its own, of SIGSTKSZ) the
+ * sample is dropped, counted with those the unwinder could not walk. */
+#define SAMPLER_ROOM (10 * 1024)
+
+/* Not inlined: its arrays are on the stack only once the handler has
+ * found room for them.
+ * async-signal-safe */
+static __attribute__((noinline)) void
 take_sample(struct thread_slot *t, int fd, const siginfo_t *si,
 	    const ucontext_t *uc)
 {
@@ -164,6 +175,11 @@ handler(int sig, siginfo_t *si, void *ucv)
 			timer_sample_weight(t, fd, si); /* paused: restart the weight's clock */
 		else if (enabled && t->busy)
 			prof_drop(SPOOL_DROP_REENTRANT);
+		else if (enabled &&
+			 altstack_room(t->altstack, t->stack_lo, t->stack_hi,
+				       (uintptr_t)__builtin_frame_address(0)) <
+				 SAMPLER_ROOM)
+			prof_drop(SPOOL_DROP_UNWIND);
 		else if (enabled)
 			take_sample(t, fd, si, ucv);
 		if (pause && fd >= 0)

@@ -86,6 +86,17 @@ CASES = [
          runs=3, timeout=120),
     # Item 8: a stack overflow still leaves the footer, which says SIGSEGV.
     Case('overflow', 'overflow', check=ended_by_sigsegv),
+    # Item 3 again: threads that set alternate stacks of their own keep
+    # them, and disable them at will; on one of SIGSTKSZ (8 KiB), too
+    # small for the handlers, they drop the sample, and the fatal-signal
+    # handler the footer, rather than overflow it (SIGSEGV, and SIGTERM
+    # turned into SIGSEGV, once they ran there).
+    Case('ownaltstack', 'ownaltstack', args=(65536,),
+         option_sets=((), ('--clock=wall',))),
+    Case('ownaltstack-small', 'ownaltstack', args=(8192,),
+         option_sets=((), ('--timer=posix',))),
+    Case('ownaltstack-small-term', 'ownaltstack', args=(8192, 'term'),
+         option_sets=((), ('--no-time',))),
 ]
 
 
