@@ -80,6 +80,9 @@ CASES = {
     # (item 8): the handlers on the alternate stack, at 10 kHz.
     'small-stacks': (hostile('smallstack', 65536, 56000), 0, False),
     'stack-overflow': (hostile('overflow'), -11, False),
+    # Threads on alternate stacks of their own of 8 KiB, too small for the
+    # handlers, which must not overflow them.
+    'own-small-altstack': (hostile('ownaltstack', 8192), 0, False),
 }
 
 
