@@ -44,7 +44,9 @@ altstack_give(void **stack)
 		*stack = map_stack();
 	if (!*stack)
 		return -ENOMEM;
-	stack_t ss = { .ss_sp = *stack, .ss_flags = 0, .ss_size = ALTSTACK_SIZE };
+	stack_t ss = { .ss_sp = *stack,
+		       .ss_flags = 0,
+		       .ss_size = ALTSTACK_SIZE };
 	if (sigaltstack(&ss, NULL) < 0)
 		return -errno;
 	return 0;
@@ -74,8 +76,8 @@ altstack_room(const void *stack, uint64_t lo, uint64_t hi, uintptr_t here)
 		bottom = (uintptr_t)lo;
 	} else {
 		stack_t cur;
-		if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
-		    here < (uintptr_t)cur.ss_sp)
+		if (sigaltstack(NULL, &cur) < 0 ||
+		    !(cur.ss_flags & SS_ONSTACK) || here < (uintptr_t)cur.ss_sp)
 			return SIZE_MAX;
 		bottom = (uintptr_t)cur.ss_sp;
 	}

@@ -22,7 +22,8 @@
 #include <sys/mman.h>
 
 static size_t size = 64 * 1024;
-static __thread volatile uintptr_t handler_sp; /* (volatile: set behind the compiler's back) */
+/* Where on_usr1 ran (volatile: set behind the compiler's back). */
+static __thread volatile uintptr_t handler_sp;
 
 static void
 on_usr1(int sig)
@@ -64,8 +65,8 @@ check(const char *who)
 	int on = handled_on(mine);
 	sigaltstack(NULL, &cur);
 	printf("%s: own stack set: handler %s, sigaltstack %s (%lx)\n", who,
-	       on ? "on it" : "wrong", cur.ss_sp == mine ? "reports it" : "wrong",
-	       x & 0xff);
+	       on ? "on it" : "wrong",
+	       cur.ss_sp == mine ? "reports it" : "wrong", x & 0xff);
 	stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
 	sigaltstack(&off, NULL);
 	x = spin(x);

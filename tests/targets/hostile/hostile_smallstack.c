@@ -77,7 +77,7 @@ main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 		sum += res[i];
 	}
-	printf("smallstack: %d threads with %zu-byte stacks using %zu bytes: "
-	       "%lx\n", THREADS, stack, use_bytes, sum);
+	printf("smallstack: %d threads, %zu-byte stacks, %zu bytes used: %lx\n",
+	       THREADS, stack, use_bytes, sum);
 	return 0;
 }
