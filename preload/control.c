@@ -35,7 +35,7 @@ control_init(void)
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = toggle_handler;
-		sa.sa_flags = SA_RESTART;
+		sa.sa_flags = SA_RESTART | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
 		if (real_sigaction()(cfg->toggle_sig, &sa, NULL) < 0)
 			return -errno;

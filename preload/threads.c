@@ -10,6 +10,7 @@
  */
 #include "threads.h"
 
+#include "altstack.h"
 #include "log.h"
 #include "real.h"
 #include "state.h"
@@ -200,6 +201,8 @@ find_stack(struct thread_slot *t)
 int
 threads_attach(struct thread_slot *t)
 {
+	/* First: the handlers may run from the timer's first signal. */
+	altstack_give(&t->altstack);
 	t->tid = gettid();
 	t->adopted = 0;
 	t->pthread = pthread_self();
@@ -243,6 +246,8 @@ threads_detach_self(void)
 	record_thread(t, SPOOL_THREAD_EXIT);
 	self = NULL;
 	appender_close_stream(&t->stream);
+	/* Before the slot goes back: its next thread gets the stack. */
+	altstack_take_back(&t->altstack);
 	atomic_store(&t->state, THREAD_FREE);
 }
 
@@ -459,6 +464,9 @@ threads_adopt_self(uint64_t sp)
 			t->stack_lo = lo;
 			t->stack_hi = hi;
 		}
+		/* (This first signal runs where the thread was; the next
+		 * ones on the stack given here.) */
+		altstack_give(&t->altstack);
 		self = t;
 		return t;
 	}

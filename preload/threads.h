@@ -116,6 +116,10 @@ struct thread_slot {
 	 * the thread at its first sample and kept for the slot's later
 	 * threads (emptied for each). */
 	struct stacks_table *stacks;
+	/* altstack.c: the alternate signal stack of the slot's threads
+	 * that have none of their own, mapped for the first and kept for
+	 * the later ones (NULL until then). */
+	void *altstack;
 };
 
 /* The calling thread's slot, or NULL. async-signal-safe */

@@ -579,8 +579,11 @@ def without_profiler_lines(text):
 def check_as_bare(what, bare, profiled, stderr=True):
     """Fails unless the profiled run (a CompletedProcess of profrun) ended
     as the bare one did: the same exit status, the same standard output
-    and, when stderr, the same standard error less the library's lines."""
-    if profiled.returncode != bare.returncode:
+    and, when stderr, the same standard error less the library's lines.
+    A bare run killed by signal N (returncode -N) is matched by profrun's
+    128+N."""
+    want = bare.returncode if bare.returncode >= 0 else 128 - bare.returncode
+    if profiled.returncode != want:
         raise Fail(f'{what}: exit {profiled.returncode}, bare '
                    f'{bare.returncode}\nstderr: {profiled.stderr[-2000:]}')
     if profiled.stdout != bare.stdout:

@@ -51,6 +51,15 @@ def mode(name):
     return lambda files, tmp: [files[0], name]
 
 
+def hostile(name, *args):
+    """tests/targets/hostile's program NAME, of those meson passes, with
+    args."""
+    def argv(files, tmp):
+        path = [f for f in files if os.path.basename(f) == 'hostile_' + name]
+        return path[:1] + [str(a) for a in args]
+    return argv
+
+
 # name: (argv from the files meson passes and a fresh directory, the
 # exit status the program ends with, whether it makes other processes)
 CASES = {
@@ -67,11 +76,19 @@ CASES = {
     'own-sigprof': (mode('ownprof'), 0, False),
     'jemalloc': (lambda files, tmp: [files[0], '0.1'], 0, False),
     # A frame whose CFA is 0: the unwinder is asked for the word at -8.
-    'wrapread': (lambda files, tmp: [files[0]], 0, False),
+    'wrapread': (hostile('wrapread'), 0, False),
     # malloc/free pairs only: the time signal lands mostly while the space
     # sampler records (issue #31 item 13: its time is deferred and stored
     # with the allocation's stack).
     'malloc-loop': (lambda files, tmp: [files[0], '5'], 0, False),
+    # Threads with 64 KiB stacks, 56,000 bytes of them in use (issue #31,
+    # item 3), and a stack overflow, whose footer check_spools asks for
+    # (item 8): the handlers on the alternate stack, at 10 kHz.
+    'small-stacks': (hostile('smallstack', 65536, 56000), 0, False),
+    'stack-overflow': (hostile('overflow'), -11, False),
+    # Threads on alternate stacks of their own of 8 KiB, too small for the
+    # handlers, which must not overflow them.
+    'own-small-altstack': (hostile('ownaltstack', 8192), 0, False),
 }
 
 
