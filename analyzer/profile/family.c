@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "blob.h"
+#include "diag.h"
 #include "spool.h"
 #include "xmalloc.h"
 
@@ -41,7 +42,7 @@ read_proc(struct family_proc *fp, const char *path, bool loud,
 	}
 	fp->path = xstrdup(path);
 	size_t dropped = 0;
-	while (spool_next(&c, &r) == SPOOL_OK) {
+	while (c.pos < blob_shrunk(&b) && spool_next(&c, &r) == SPOOL_OK) {
 		struct spool_process pr;
 		struct spool_footer ft;
 		/* Not the whole spool resident (as the loader, loader.h). */
@@ -91,6 +92,11 @@ read_proc(struct family_proc *fp, const char *path, bool loud,
 			break;
 		}
 	}
+	if (loud && blob_shrunk(&b) != SIZE_MAX)
+		diag_warn("%s: the file shrank while it was read (at offset "
+			  "%zu); its line covers the %llu samples before it",
+			  path, blob_shrunk(&b),
+			  (unsigned long long)fp->samples);
 	blob_close(&b);
 	return 0;
 }
