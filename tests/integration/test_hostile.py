@@ -18,6 +18,7 @@ usage: test_hostile.py [CASE...] -- HOSTILE-TARGET...
 """
 import os
 import resource
+import subprocess
 import sys
 
 import prof
@@ -46,9 +47,36 @@ class Case:
         self.env = env
 
 
+def check_names_escaped(spool, result):
+    """hostile_names: its thread's name and its argv hold U+009B (CSI),
+    ESC, a backslash and a byte that is not UTF-8. --threads and
+    --processes print them escaped (textesc.h), never raw."""
+    name = rb't\xc2\x9b31m\x1b\\u003c'
+    want = {'--threads': [name],
+            # argv: U+009B "31m", ESC "\\u003c", a lone byte 0x9b.
+            '--processes': [rb'\xc2\x9b31m \x1b\\u003c \x9b']}
+    for opt, escapes in want.items():
+        r = subprocess.run([prof.profanalyze_path(), opt, spool],
+                           capture_output=True, timeout=60)
+        out = r.stdout + r.stderr
+        print(f'{opt}: {out!r}')
+        if r.returncode != 0:
+            raise prof.Fail(f'profanalyze {opt}: exit {r.returncode}')
+        for bad, what in ((b'\xc2\x9b', 'C1 CSI'), (b'\x1b', 'ESC'),
+                          (b'\x9b', 'byte 0x9b')):
+            if bad in out:
+                raise prof.Fail(f'profanalyze {opt} prints a raw {what}')
+        for e in escapes:
+            if e not in out:
+                raise prof.Fail(f'profanalyze {opt}: no {e!r} in {out!r}')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
+    Case('names', 'names',
+         args=('\x9b31m', '\x1b\\u003c', os.fsdecode(b'\x9b')),
+         check=check_names_escaped),
 ]
 
 
