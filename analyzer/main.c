@@ -184,7 +184,10 @@ static const char usage_head[] =
 	"  or:  profanalyze --diff [OPTION]... --base=SPOOL... NEW...\n"
 	"Print a report of the profile that profrun wrote to SPOOL (several "
 	"SPOOLs:\n"
-	"of all of them, merged).\n"
+	"of all of them, merged). A SPOOL that is not there is read from "
+	"SPOOL.PID.N.tmp,\n"
+	"the name it had while profrun ran, when profrun was killed before "
+	"renaming it.\n"
 	"\n"
 	"Reports (the last one given wins):\n"
 	"      --flat             flat profile: functions by self time "
@@ -1512,10 +1515,10 @@ follow_report(struct options *o, struct profile *p, bool running)
 
 /* The spool profrun is writing for SPOOL: until the program ends it is
  * SPOOL.PID.N.tmp beside it (profrun(1) renames it into place at the
- * end), the newest if several. Returns a new path, or NULL when there is
- * none. */
+ * end), the newest if several (*count of them, when count is not NULL).
+ * Returns a new path, or NULL when there is none. */
 static char *
-running_spool(const char *spool)
+running_spool(const char *spool, size_t *count)
 {
 	const char *slash = strrchr(spool, '/');
 	char *dir = slash ? xstrndup(spool, (size_t)(slash - spool + 1))
@@ -1537,8 +1540,10 @@ running_spool(const char *spool)
 			continue;
 		char *path = xasprintf("%s%s", dir, x);
 		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
+		bool reg = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		if (reg && count)
+			(*count)++;
+		if (reg && (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
 		     (st.st_mtim.tv_sec == best_t.tv_sec &&
 		      st.st_mtim.tv_nsec > best_t.tv_nsec))) {
 			free(best);
@@ -1582,7 +1587,7 @@ follow(struct options *o)
 
 	for (;;) {
 		struct stat st;
-		char *path = running_spool(o->spool);
+		char *path = running_spool(o->spool, NULL);
 		if (!path && stat(o->spool, &st) == 0)
 			path = xstrdup(o->spool);
 		if (!path) {
@@ -1685,12 +1690,66 @@ out_free:
 	return status;
 }
 
+/* A SPOOL operand that does not exist while a temporary spool of it
+ * does (SPOOL.PID.N.tmp): profrun was killed, or died, before it could
+ * rename the spool into place at the program's end, and the program
+ * (which may have run on, and ended) wrote it all there. The operand is
+ * replaced by the newest such file, with one warning; the process
+ * tree's other spools are SPOOL.PID as ever (family.c finds them from
+ * the temporary name). Returns the paths it allocated (NULL-ended), for
+ * the caller to free. */
+static char **
+unfinished_spools(struct options *o)
+{
+	char **owned = xcalloc(o->nspools + 1, sizeof(*owned));
+	size_t k = 0;
+
+	for (size_t i = 0; i < o->nspools; i++) {
+		struct stat st;
+		size_t n = 0;
+		if (lstat(o->spools[i], &st) == 0 || errno != ENOENT)
+			continue;
+		char *tmp = running_spool(o->spools[i], &n);
+		if (!tmp)
+			continue;
+		if (n > 1)
+			diag_warn("%s: no such file; reading %s, the newest of "
+				  "%zu spools of runs whose profrun did not "
+				  "finish (killed?) and never renamed them",
+				  o->spools[i], tmp, n);
+		else
+			diag_warn("%s: no such file; reading %s, the spool of "
+				  "a run whose profrun did not finish (killed?) "
+				  "and never renamed it", o->spools[i], tmp);
+		o->spools[i] = owned[k++] = tmp;
+	}
+	o->spool = o->spools[0];
+	return owned;
+}
+
+static int
+run(struct options *o);
+
 int
 main(int argc, char **argv)
 {
 	struct options o;
 
 	parse_args(&o, argc, argv);
+	char **owned = o.follow ? NULL : unfinished_spools(&o);
+	int ret = run(&o);
+	for (size_t i = 0; owned && owned[i]; i++)
+		free(owned[i]);
+	free(owned);
+	return ret;
+}
+
+/* What main() does with the options parsed. */
+static int
+run(struct options *opts)
+{
+	struct options o = *opts;
+
 	if (o.follow) {
 		int ret = follow(&o);
 		hide_rules_free(&o.hide);

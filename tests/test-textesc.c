@@ -1,8 +1,9 @@
 /*
- * Unit tests of analyzer/util/textesc.c: the C0 control characters and DEL of
- * a string come out as \xNN, everything else (printable ASCII, UTF-8,
- * bytes that are not UTF-8) as it is; what needs escaping is told apart
- * from what does not; the stream and the string forms agree.
+ * Unit tests of analyzer/util/textesc.c: the C0 control characters, DEL,
+ * C1 control characters (in UTF-8) and bytes that are not UTF-8 come out
+ * as \xNN a byte, a backslash doubled, everything else (printable ASCII,
+ * other UTF-8) as it is; what needs escaping is told apart from what does
+ * not; the stream and the string forms agree.
  */
 #include "textesc.h"
 
@@ -24,9 +25,25 @@ static const struct {
 	{ "\x1b]0;title\x07", "\\x1b]0;title\\x07" },
 	{ "tab\tnl\ncr\r", "tab\\x09nl\\x0acr\\x0d" },
 	{ "\x01\x1f\x7f", "\\x01\\x1f\\x7f" },
-	{ "back\\slash", "back\\slash" },   /* not a control character */
 	{ "caf\xc3\xa9", "caf\xc3\xa9" },  /* UTF-8 */
-	{ "\xff\x80\x9b", "\xff\x80\x9b" }, /* not UTF-8: left alone */
+	{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\xe2\x82\xac\xf0\x9f\x98\x80" },
+	/* A backslash is doubled: "\x1b" in a name is not an escaped ESC. */
+	{ "back\\slash", "back\\\\slash" },
+	{ "\\x1b\\u003c", "\\\\x1b\\\\u003c" },
+	/* C1 control characters (U+0080..U+009F) in UTF-8, byte by byte:
+	 * U+009B is CSI. */
+	{ "\xc2\x9b" "31mred", "\\xc2\\x9b" "31mred" },
+	{ "a\xc2\x80z\xc2\x9f", "a\\xc2\\x80z\\xc2\\x9f" },
+	{ "\xc2\xa0\xc2\xbf", "\xc2\xa0\xc2\xbf" }, /* U+00A0, U+00BF */
+	/* Bytes that are not UTF-8: each escaped, the valid ones after them
+	 * kept. */
+	{ "\xff\x80\x9b", "\\xff\\x80\\x9b" },
+	{ "\x9b" "2J", "\\x9b" "2J" },
+	{ "\xc2", "\\xc2" },                  /* cut short */
+	{ "\xc2z\xc3\xa9", "\\xc2z\xc3\xa9" },
+	{ "\xc0\xaf", "\\xc0\\xaf" },          /* overlong '/' */
+	{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },  /* a surrogate */
+	{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" }, /* past U+10FFFF */
 };
 
 START_TEST(textesc_escapes_controls)
@@ -66,6 +83,29 @@ START_TEST(textesc_every_control_byte)
 }
 END_TEST
 
+/* Every byte from 0x80 up, alone: none is UTF-8, each is escaped. And
+ * every C1 control character in UTF-8: no byte 0x80..0x9f and no ESC is
+ * left raw in the result. */
+START_TEST(textesc_every_high_byte_and_c1)
+{
+	for (int c = 0x80; c <= 0xff; c++) {
+		char in[2] = { (char)c, '\0' }, want[8];
+		snprintf(want, sizeof(want), "\\x%02x", c);
+		char *got = textesc_dup(in);
+		ck_assert_str_eq(got, want);
+		ck_assert(textesc_needed(in));
+		free(got);
+	}
+	for (int c = 0x80; c <= 0x9f; c++) {
+		char in[4] = { (char)0xc2, (char)c, 'x', '\0' }, want[16];
+		snprintf(want, sizeof(want), "\\xc2\\x%02xx", c);
+		char *got = textesc_dup(in);
+		ck_assert_str_eq(got, want);
+		free(got);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -73,6 +113,7 @@ main(void)
 	TCase *tc = tcase_create("escapes");
 	tcase_add_loop_test(tc, textesc_escapes_controls, 0, ARRAY_LEN(cases));
 	tcase_add_test(tc, textesc_every_control_byte);
+	tcase_add_test(tc, textesc_every_high_byte_and_c1);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

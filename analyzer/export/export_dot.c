@@ -121,7 +121,7 @@ edge_drawn(const struct dot *d, const struct profile_edge *x)
 
 /* s inside a dot string: quotes and backslashes escaped (a backslash
  * would start one of Graphviz's label escapes, \n \l \N ...), control
- * characters as blanks, and '&' and bytes that are not UTF-8 as HTML
+ * characters (C0, DEL and C1) as blanks, and '&' and bytes that are not UTF-8 as HTML
  * entities, which Graphviz decodes in every string (the bytes as
  * Latin-1). */
 static void
@@ -129,6 +129,7 @@ put_escaped(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len;
+	uint32_t cp;
 
 	while (*s) {
 		if (*s == '"' || *s == '\\') {
@@ -142,9 +143,13 @@ put_escaped(FILE *out, const char *str)
 			s++;
 		} else if (*s < 0x80) {
 			fputc(*s++, out);
-		} else if ((len = json_utf8_decode(s, 4, NULL)) > 1) {
-			/* (4: the string's NUL ends a sequence cut short.) */
-			fwrite(s, 1, len, out);
+		} else if ((len = json_utf8_decode(s, 4, &cp)) > 1) {
+			/* (4: the string's NUL ends a sequence cut short.)
+			 * C1 control characters are blanks as C0 ones. */
+			if (cp <= 0x9f)
+				fputc(' ', out);
+			else
+				fwrite(s, 1, len, out);
 			s += len;
 		} else {
 			fprintf(out, "&#%u;", *s++);

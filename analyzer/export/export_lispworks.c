@@ -41,8 +41,9 @@
 
 /* What replaces a line end inside a name or the tree's name: the control
  * pictures U+2424 and U+240D, so the line stays one line and a reader
- * still sees where the break was. Other control characters are written
- * as \xNN, as in the text reports (textesc.h), so that no escape sequence
+ * still sees where the break was. Other control characters, C1 ones
+ * (U+0080..U+009F) included, are written as \xNN a byte and a backslash
+ * doubled, as in the text reports (textesc.h), so that no escape sequence
  * reaches a terminal. Bytes that are not UTF-8 become U+FFFD, as in the
  * JSON export. */
 #define PICTURE_LF "\xe2\x90\xa4"
@@ -58,7 +59,8 @@ put_text(FILE *out, const char *s, bool quoted)
 	size_t n = strlen(s);
 
 	for (size_t i = 0; i < n;) {
-		size_t len = json_utf8_decode(u + i, n - i, NULL);
+		uint32_t cp;
+		size_t len = json_utf8_decode(u + i, n - i, &cp);
 		if (len == 0) {
 			fputs(REPLACEMENT, out);
 			i++;
@@ -68,10 +70,16 @@ put_text(FILE *out, const char *s, bool quoted)
 			fputs(PICTURE_LF, out);
 		else if (u[i] == '\r')
 			fputs(PICTURE_CR, out);
-		else if (u[i] < 0x20 || u[i] == 0x7f)
-			fprintf(out, "%s\\x%02x", quoted ? "\\" : "", u[i]);
-		else if (quoted && (u[i] == '"' || u[i] == '\\'))
-			fprintf(out, "\\%c", u[i]);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+			for (size_t j = i; j < i + len; j++)
+				fprintf(out, "%s\\x%02x", quoted ? "\\" : "",
+					u[j]);
+		else if (u[i] == '"' && quoted)
+			fputs("\\\"", out);
+		else if (u[i] == '\\')
+			/* Doubled in a name too, as textesc.h does: a name
+			 * holding "\x1b" is not an escaped one. */
+			fputs(quoted ? "\\\\\\\\" : "\\\\", out);
 		else
 			fwrite(u + i, 1, len, out);
 		i += len;

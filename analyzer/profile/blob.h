@@ -22,15 +22,28 @@ struct blob {
 	size_t size;
 	void *map;
 	uint8_t *buf;
+	/* Where the file was found to have shrunk under the mapping
+	 * (blob_shrunk); set by the SIGBUS handler. */
+	volatile size_t shrunk;
 };
 
 /* Reads or maps path. Returns 0 or -errno; a path that is not a regular
- * file is never read (see regfile_open). */
+ * file is never read (see regfile_open). A mapped blob must stay where
+ * it is (not be copied) until blob_close: the SIGBUS handler finds it by
+ * its address. */
 int
 blob_open(const char *path, struct blob *b);
 
 void
 blob_close(struct blob *b);
+
+/* SIZE_MAX, or the offset (a page's start) from which the file had
+ * shrunk away when a read through the mapping reached it: the bytes
+ * there and after it read as zeros, never as a fault. A file that shrank
+ * inside its last page reads as zeros past its new end without this
+ * noticing (a chunked spool's reader takes them for unused space). */
+size_t
+blob_shrunk(const struct blob *b);
 
 /* Tells that the bytes of [from, to) will not be read again soon: the
  * pages wholly inside leave the process's resident set, so that reading

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "blob.h"
+#include "diag.h"
 #include "spool.h"
 #include "xmalloc.h"
 
@@ -41,7 +42,7 @@ read_proc(struct family_proc *fp, const char *path, bool loud,
 	}
 	fp->path = xstrdup(path);
 	size_t dropped = 0;
-	while (spool_next(&c, &r) == SPOOL_OK) {
+	while (c.pos < blob_shrunk(&b) && spool_next(&c, &r) == SPOOL_OK) {
 		struct spool_process pr;
 		struct spool_footer ft;
 		/* Not the whole spool resident (as the loader, loader.h). */
@@ -91,6 +92,11 @@ read_proc(struct family_proc *fp, const char *path, bool loud,
 			break;
 		}
 	}
+	if (loud && blob_shrunk(&b) != SIZE_MAX)
+		diag_warn("%s: the file shrank while it was read (at offset "
+			  "%zu); its line covers the %llu samples before it",
+			  path, blob_shrunk(&b),
+			  (unsigned long long)fp->samples);
 	blob_close(&b);
 	return 0;
 }
@@ -124,6 +130,24 @@ family_name(const char *name, const char *base, size_t blen)
 	return false;
 }
 
+/* Whether name is base.DIGITS.DIGITS.tmp: the spool profrun writes for
+ * base, renamed to base at the end (profrun(1)); read under this name
+ * when profrun was killed first. */
+static bool
+temp_name(const char *name, size_t blen)
+{
+	const char *s = name + blen;
+	for (int part = 0; part < 2; part++) {
+		if (*s++ != '.')
+			return false;
+		size_t d = strspn(s, "0123456789");
+		if (d == 0)
+			return false;
+		s += d;
+	}
+	return strcmp(s, ".tmp") == 0;
+}
+
 struct cand {
 	struct family_proc p;
 	bool taken;
@@ -152,9 +176,11 @@ read_candidates(const char *path, size_t *n, const struct family_window *w)
 	struct cand *cs = NULL;
 	size_t cap = 0;
 
-	/* A child's spool as the root: the siblings share the base. */
+	/* A child's spool as the root, or the temporary spool of the base:
+	 * the siblings share the base. */
 	for (size_t i = 1; i < flen; i++)
-		if (file[i] == '.' && family_name(file, file, i)) {
+		if (file[i] == '.' &&
+		    (family_name(file, file, i) || temp_name(file, i))) {
 			blen = i;
 			break;
 		}

@@ -545,9 +545,10 @@ static void
 first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
 {
 	struct spool_rec r;
-	int st;
+	int st = SPOOL_END;
 
-	while ((st = spool_next(c, &r)) == SPOOL_OK) {
+	while (c->pos < blob_shrunk(l->blob) &&
+	       (st = spool_next(c, &r)) == SPOOL_OK) {
 		progress(l, 1, &r, c->size);
 		drop_behind(l, (size_t)r.offset);
 		if (first_pass_record(l, p1, &r) == 0)
@@ -557,6 +558,11 @@ first_pass(struct load *l, struct spool_cursor *c, struct pass1 *p1)
 	}
 	p1->status = st;
 	p1->stop = c->pos;
+	if (p1->stop > blob_shrunk(l->blob)) {
+		/* Zeros were read for the bytes that shrank away. */
+		p1->status = SPOOL_END;
+		p1->stop = blob_shrunk(l->blob);
+	}
 }
 
 /* Footer counters are checked for sense: a writer's counter that
@@ -675,6 +681,19 @@ report_damage(const struct load *l, const struct pass1 *p1)
 		diag_warn("%s: the footer counts %llu samples but %llu were "
 			  "read", path, (unsigned long long)p1->footer.samples,
 			  (unsigned long long)p1->sample_recs);
+}
+
+/* A spool that shrank under the mapping while it was read (blob.h):
+ * the records from there on were not read, or read as zeros. */
+static void
+report_shrunk(const struct load *l)
+{
+	size_t at = blob_shrunk(l->blob);
+	if (at == SIZE_MAX)
+		return;
+	diag_warn("%s: the file shrank while it was read (at offset %zu); "
+		  "the report covers the %llu samples before it", l->path, at,
+		  (unsigned long long)l->prof->hdr.samples);
 }
 
 static uint32_t
@@ -1035,7 +1054,8 @@ second_pass(struct load *l, struct spool_cursor *c, size_t stop,
 	struct spool_rec r;
 	struct spool_sample s;
 
-	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+	while (c->pos < stop && c->pos < blob_shrunk(l->blob) &&
+	       spool_next(c, &r) == SPOOL_OK) {
 		progress(l, 2, &r, stop);
 		drop_behind(l, (size_t)r.offset);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
@@ -1112,7 +1132,8 @@ second_pass_space(struct load *l, struct spool_cursor *c, size_t stop,
 	struct spool_alloc a;
 	size_t k = 0;
 
-	while (c->pos < stop && spool_next(c, &r) == SPOOL_OK) {
+	while (c->pos < stop && c->pos < blob_shrunk(l->blob) &&
+	       spool_next(c, &r) == SPOOL_OK) {
 		drop_behind(l, (size_t)r.offset);
 		if (r.type == SPOOL_REC_CALL_ARCS) {
 			take_arcs(l, &r, opts);
@@ -1273,6 +1294,7 @@ loader_read(const char *path, const struct loader_opts *opts)
 		second_pass(&l, &c, p1.stop, opts);
 	}
 	progress_end(&l);
+	report_shrunk(&l);
 	for (size_t i = 0; opts && opts->nthreads && i < l.prof->nthreads; i++)
 		l.prof->threads[i].excluded =
 			!thread_wanted(&l, opts, l.prof->threads[i].tid);

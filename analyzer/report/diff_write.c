@@ -491,13 +491,25 @@ write_markdown(FILE *out, const struct diff *d)
 
 /* ---- JUnit, Bencher, github-action-benchmark ---- */
 
-/* XML 1.0 text: markup escaped, control bytes (not allowed) as '?'. */
+/* XML 1.0 text: markup escaped; control characters (C0 ones are not
+ * allowed, DEL and C1 ones discouraged) and bytes that are not UTF-8
+ * (which would make the file malformed) as '?'. */
 static void
-xml_put(FILE *out, const char *s)
+xml_put(FILE *out, const char *str)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '<')
+	const unsigned char *u = (const unsigned char *)str;
+	size_t n = strlen(str);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = u[i];
+		uint32_t cp;
+		size_t len = json_utf8_decode(u + i, n - i, &cp);
+		if (len > 1 && cp > 0x9f) {
+			fwrite(u + i, 1, len, out);
+			i += len - 1;
+		} else if (len != 1 || c == 0x7f) {
+			fputc('?', out);
+			i += len ? len - 1 : 0;
+		} else if (c == '<')
 			fputs("&lt;", out);
 		else if (c == '>')
 			fputs("&gt;", out);

@@ -71,12 +71,18 @@ json_escape(FILE *out, const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', out);
 	for (size_t i = 0; i < len;) {
-		size_t n = json_utf8_decode(p + i, len - i, NULL);
+		uint32_t cp;
+		size_t n = json_utf8_decode(p + i, len - i, &cp);
 		if (n == 0) {
 			fputs("\\ufffd", out);
 			i++;
 		} else if (n == 1) {
 			escape_ascii(out, p[i++]);
+		} else if (cp <= 0x9f) {
+			/* A C1 control character (CSI is U+009B): escaped as
+			 * the C0 ones are, for whoever shows the JSON text. */
+			fprintf(out, "\\u%04x", (unsigned)cp);
+			i += n;
 		} else {
 			fwrite(p + i, 1, n, out);
 			i += n;

@@ -1,25 +1,45 @@
 /*
- * textesc: control characters written as \xNN (see textesc.h).
+ * textesc: control characters, bytes that are not UTF-8 and backslashes
+ * written unambiguously (see textesc.h).
  */
 #include "textesc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "xmalloc.h"
 
-static bool
-is_control(unsigned char c)
+/* How the bytes at u (n of them, n > 0) are written: returns how many
+ * it covers, and sets *esc when each of them is written as \xNN. A
+ * backslash (doubled) is the caller's. */
+static size_t
+next_unit(const unsigned char *u, size_t n, bool *esc)
 {
-	return c < 0x20 || c == 0x7f;
+	uint32_t cp;
+	size_t len = json_utf8_decode(u, n, &cp);
+	if (len == 0) {
+		*esc = true; /* not UTF-8: this byte alone */
+		return 1;
+	}
+	*esc = cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f);
+	return len;
 }
 
 bool
 textesc_needed(const char *s)
 {
-	for (const unsigned char *u = (const unsigned char *)s; *u; u++)
-		if (is_control(*u))
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		bool esc;
+		if (u[i] == '\\')
 			return true;
+		i += next_unit(u + i, n - i, &esc);
+		if (esc)
+			return true;
+	}
 	return false;
 }
 
@@ -29,19 +49,29 @@ static void
 escape_into(char *buf, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), k = 0;
 
-	for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-		if (!is_control(*u)) {
-			buf[n++] = (char)*u;
-			continue;
+	for (size_t i = 0; i < n;) {
+		bool esc;
+		size_t len = next_unit(u + i, n - i, &esc);
+		if (u[i] == '\\') {
+			buf[k++] = '\\';
+			buf[k++] = '\\';
+		} else if (!esc) {
+			memcpy(buf + k, u + i, len);
+			k += len;
+		} else {
+			for (size_t j = i; j < i + len; j++) {
+				buf[k++] = '\\';
+				buf[k++] = 'x';
+				buf[k++] = hex[u[j] >> 4];
+				buf[k++] = hex[u[j] & 0xf];
+			}
 		}
-		buf[n++] = '\\';
-		buf[n++] = 'x';
-		buf[n++] = hex[*u >> 4];
-		buf[n++] = hex[*u & 0xf];
+		i += len;
 	}
-	buf[n] = '\0';
+	buf[k] = '\0';
 }
 
 char *

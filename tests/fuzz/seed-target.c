@@ -2,13 +2,20 @@
  * seed-target: the program whose profiles seed the fuzzers (see
  * make-seeds). A few functions that call each other, a thread, a fork and
  * some allocations, so that the spools hold every record type, and small
- * enough that its ELF file (with DWARF) is a seed itself.
+ * enough that its ELF file (with DWARF) is a seed itself. Built with
+ * -finstrument-functions, so that its calls are counted (CALL_ARCS).
+ * With "extra": a library loaded and unloaded (MODULE_UNLOAD), a perf
+ * map written and deleted, which the library copies first (PERF_MAP), and
+ * a blocked second (off-CPU SAMPLE records with --clock=wall).
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile uint64_t sink;
@@ -45,11 +52,34 @@ worker(void *arg)
 	return NULL;
 }
 
+/* What the "extra" runs add (see the top of the file). */
+static void
+extra(void)
+{
+	void *lib = dlopen("libresolv.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (lib)
+		dlclose(lib);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "7f0000001000 40 jit_leaf\n"
+			   "7f0000001040 80 jit_middle [jitted]\n");
+		fclose(f);
+		unlink(path);
+	}
+	struct timespec ts = { 0, 300000000 };
+	nanosleep(&ts, NULL);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	pthread_t t;
 	void *kept[8];
+
+	if (argc > 1 && strcmp(argv[1], "extra") == 0)
+		extra();
 
 	pthread_create(&t, NULL, worker, NULL);
 	for (int i = 0; i < 300; i++) {

@@ -19,6 +19,7 @@ usage: test_hostile.py [CASE...] -- HOSTILE-TARGET...
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import time
 
@@ -113,6 +114,30 @@ def ended_by_sigsegv(spool, result):
                         f'and the CPU totals')
 
 
+def check_names_escaped(spool, result):
+    """hostile_names: its thread's name and its argv hold U+009B (CSI),
+    ESC, a backslash and a byte that is not UTF-8. --threads and
+    --processes print them escaped (textesc.h), never raw."""
+    name = rb't\xc2\x9b31m\x1b\\u003c'
+    want = {'--threads': [name],
+            # argv: U+009B "31m", ESC "\\u003c", a lone byte 0x9b.
+            '--processes': [rb'\xc2\x9b31m \x1b\\u003c \x9b']}
+    for opt, escapes in want.items():
+        r = subprocess.run([prof.profanalyze_path(), opt, spool],
+                           capture_output=True, timeout=60)
+        out = r.stdout + r.stderr
+        print(f'{opt}: {out!r}')
+        if r.returncode != 0:
+            raise prof.Fail(f'profanalyze {opt}: exit {r.returncode}')
+        for bad, what in ((b'\xc2\x9b', 'C1 CSI'), (b'\x1b', 'ESC'),
+                          (b'\x9b', 'byte 0x9b')):
+            if bad in out:
+                raise prof.Fail(f'profanalyze {opt} prints a raw {what}')
+        for e in escapes:
+            if e not in out:
+                raise prof.Fail(f'profanalyze {opt}: no {e!r} in {out!r}')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
@@ -131,6 +156,9 @@ CASES = [
          limits={resource.RLIMIT_NOFILE: 8}, check=fd_limit_check),
     Case('fd-limit-16', 'fdlimit', option_sets=((), ('--timer=auto',)),
          limits={resource.RLIMIT_NOFILE: 16}, check=fd_limit_check),
+    Case('names', 'names',
+         args=('\x9b31m', '\x1b\\u003c', os.fsdecode(b'\x9b')),
+         check=check_names_escaped),
 ]
 
 
