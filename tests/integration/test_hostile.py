@@ -282,7 +282,7 @@ def build_go(name):
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                        'targets', 'hostile', name, 'main.go')
     if not shutil.which('go'):
-        raise prof.Skip(f'go is not installed (scripts/setup-deps installs '
+        raise prof.Fail(f'go is not installed (scripts/setup-deps installs '
                         f'golang-go): {name} cannot be built')
     tmp = prof.tmpdir()
     out = os.path.join(tmp, name)
