@@ -115,15 +115,36 @@ start(void)
 
 /* ---- fork ---- */
 
-static int paused_for_fork;
-static int forking; /* prefork ran in the profiled image */
+/* Threads may fork at the same time, and glibc runs the atfork handlers
+ * of each without a lock of its own. The hooks of the modules each take
+ * a lock in prefork and drop it in postfork, and the sampling pause
+ * saves and restores prof_state.enabled: both are right for one fork in
+ * flight only. So a profiled fork takes fork_lock first and holds it to
+ * the end of its postfork_parent: forks wait for each other in prefork
+ * (they would for the modules' locks anyway), and paused_for_fork, under
+ * the lock, is the one fork in flight's. What a thread's hooks must
+ * remember from prefork to postfork is its own (thread-local): one
+ * thread's postfork must never end another's fork. */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static int paused_for_fork; /* under fork_lock */
+/* Forks this thread has in flight: more than one when a signal handler
+ * of the program forks while the thread is in fork already (the inner
+ * one's hooks then do nothing: the outer holds the locks). */
+static __thread int fork_depth __attribute__((tls_model("initial-exec")));
+/* This thread's outermost fork ran prefork in the profiled image. */
+static __thread int fork_ours __attribute__((tls_model("initial-exec")));
+
+static int image_ended(void);
 
 static void
 prefork(void)
 {
-	forking = profiling_here();
-	if (!forking)
+	if (fork_depth++ > 0)
 		return;
+	fork_ours = profiling_here();
+	if (!fork_ours)
+		return;
+	pthread_mutex_lock(&fork_lock);
 	/* No handler may hold a lock (ours or libunwind's) across fork. */
 	paused_for_fork = atomic_exchange(&prof_state.enabled, 0);
 	threads_quiesce();
@@ -133,17 +154,32 @@ prefork(void)
 	alloc_prefork(); /* last: the others may still allocate */
 }
 
+/* Sampling resumes after the fork unless profiling ended meanwhile (a
+ * failure, the program's exit on another thread): those set their flag
+ * before they clear enabled, so that one of the two stores of enabled
+ * here or there comes last with 0. */
+static void
+resume_after_fork(void)
+{
+	if (!paused_for_fork)
+		return;
+	atomic_store(&prof_state.enabled, 1);
+	if (image_ended())
+		atomic_store(&prof_state.enabled, 0);
+}
+
 static void
 postfork_parent(void)
 {
-	if (!forking)
+	if (--fork_depth > 0 || !fork_ours)
 		return;
-	forking = 0;
+	fork_ours = 0;
 	alloc_postfork_arena(); /* first: the others may allocate */
 	appender_postfork_parent();
 	offcpu_postfork_parent();
 	modules_postfork_parent();
-	atomic_store(&prof_state.enabled, paused_for_fork);
+	resume_after_fork();
+	pthread_mutex_unlock(&fork_lock);
 }
 
 /* The child carries on in a spool of its own (OUTPUT.PID), or unprofiled
@@ -151,9 +187,10 @@ postfork_parent(void)
 static void
 postfork_child(void)
 {
-	if (!forking)
+	if (--fork_depth > 0 || !fork_ours)
 		return;
-	forking = 0;
+	fork_ours = 0;
+	pthread_mutex_init(&fork_lock, NULL);
 	alloc_postfork_arena(); /* first: the others may allocate */
 	appender_postfork_child();
 	offcpu_postfork_child();
@@ -336,6 +373,15 @@ execle(const char *path, const char *arg, ...)
 /* Set by the first thread to finish the image; a later one goes straight
  * to the footer, which waits for the first's (appender_finish). */
 static _Atomic int image_finishing;
+
+/* Whether profiling of this image ended for good (a failure, or a thread
+ * finishing the image). */
+static int
+image_ended(void)
+{
+	return atomic_load(&prof_state.disabled) ||
+	       atomic_load(&image_finishing);
+}
 
 static void
 finish_image(uint32_t end_reason)
