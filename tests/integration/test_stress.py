@@ -47,6 +47,11 @@ def closefrom_argv(files, tmp):
     return [files[0], os.path.join(tmp, 'program.file')]
 
 
+def hostile(files, name):
+    # The hostile_NAME program among the files meson passes.
+    return next(f for f in files if os.path.basename(f) == 'hostile_' + name)
+
+
 def mode(name):
     return lambda files, tmp: [files[0], name]
 
@@ -66,6 +71,9 @@ CASES = {
     'blocked': (mode('blocked'), 0, False),
     'own-sigprof': (mode('ownprof'), 0, False),
     'jemalloc': (lambda files, tmp: [files[0], '0.1'], 0, False),
+    # Three threads forking at once (issue #31, item 2): meson passes
+    # every hostile target.
+    'forkrace': (lambda files, tmp: [hostile(files, 'forkrace')], 0, True),
 }
 
 
