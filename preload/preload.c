@@ -4,7 +4,8 @@
  * hooks, the exec and _exit wrappers and the destructor that finish the
  * spool, the pthread_create wrapper that attaches new threads, and the
  * wrappers that keep the module table and thread names current (dlclose,
- * prctl, pthread_setname_np). Layer: process life, the top: it calls
+ * prctl, pthread_setname_np), and those that end profiling before the
+ * program enters seccomp (prctl, syscall). Layer: process life, the top: it calls
  * every layer below and nothing calls it; none of it runs in a signal
  * handler.
  *
@@ -44,7 +45,9 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int
@@ -442,6 +445,58 @@ _Exit(int status)
 	__builtin_unreachable();
 }
 
+/* ---- seccomp ---- */
+
+/* A program that enters seccomp (strict mode, or a filter of its own)
+ * may be killed by any system call it did not allow, and the library's
+ * (the timers, the spool's writes, the footer at exit) are not on its
+ * list. So profiling ends for the whole process before the call takes
+ * effect: the spool is finished (end reason seccomp), every timer is
+ * stopped, the fatal signals get their default dispositions back, and
+ * from then on every wrapper passes straight through (initialised = 0:
+ * profiling_here() then makes no system call either). It is not resumed
+ * when the call fails. A call that cannot install anything (a filter
+ * without a program: the probe libseccomp and others make for EFAULT) is
+ * passed on alone. */
+static void
+end_for_seccomp(void)
+{
+	if (!profiling_here())
+		return;
+	int saved_errno = errno;
+	atomic_store(&prof_state.disabled, 1); /* no fork resumes sampling */
+	finish_image(SPOOL_END_SECCOMP);
+	sampler_discard_pending();
+	endings_uninstall();
+	alloc_start(0);
+	prof_state.initialised = 0;
+	log_msg("the program entered seccomp; profiling stopped and the spool "
+		"finished");
+	errno = saved_errno;
+}
+
+/* glibc has no seccomp() function: programs and libseccomp call
+ * syscall(SYS_seccomp, ...). Everything else is passed straight on, the
+ * library's own calls included (from signal handlers: nothing here may
+ * do more than compare). async-signal-safe */
+__attribute__((visibility("default"))) long
+syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a1 = va_arg(ap, long);
+	long a2 = va_arg(ap, long);
+	long a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long);
+	long a5 = va_arg(ap, long);
+	long a6 = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_STRICT ||
+				  (a1 == SECCOMP_SET_MODE_FILTER && a3)))
+		end_for_seccomp();
+	return real_syscall6(nr, a1, a2, a3, a4, a5, a6);
+}
+
 /* ---- the perf map ---- */
 
 /* A JIT's perf map is copied into the spool before the program deletes
@@ -471,8 +526,7 @@ remove(const char *path)
 	return real_remove()(path);
 }
 
-/* ---- thread names ---- */
-
+/* ---- thread names and seccomp ---- */
 
 __attribute__((visibility("default"))) int
 prctl(int option, ...)
@@ -484,6 +538,9 @@ prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long);
 	unsigned long a5 = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (option == PR_SET_SECCOMP && (a2 == SECCOMP_MODE_STRICT ||
+					 (a2 == SECCOMP_MODE_FILTER && a3)))
+		end_for_seccomp();
 	int rc = real_prctl()(option, a2, a3, a4, a5);
 	if (rc == 0 && option == PR_SET_NAME && profiling_here()) {
 		int saved_errno = errno;
