@@ -46,6 +46,18 @@ class Case:
         self.env = env
 
 
+def check_seccomp_spool(spool, result):
+    # Finished (its footer) before the program entered seccomp, readable
+    # by profanalyze, and the library said why profiling stopped.
+    _, r = prof.analyze(spool)
+    if not prof.field(r, 'complete'):
+        raise prof.Fail(f'{spool}: no footer (profanalyze --json: '
+                        f'complete false)')
+    if 'entered seccomp' not in result.stderr:
+        raise prof.Fail(f'no line saying profiling stopped for seccomp: '
+                        f'{result.stderr!r}')
+
+
 CASES = [
     Case('plain', 'plain', option_sets=((), ('--no-time',), ('--no-space',),
                                         ('--clock=wall',))),
@@ -55,6 +67,20 @@ CASES = [
     Case('forkrace', 'forkrace',
          option_sets=((), ('--no-time',), ('--no-space',)), runs=4,
          timeout=60),
+    # Item 6: a program that enters seccomp was killed (strict mode: 137)
+    # or died of SIGSYS at exit (a filter refusing pwrite64, the
+    # footer's write). The spool must be finished before the call takes
+    # effect. --clock=wall adds the library's poller thread, which must
+    # be gone before the strict-mode thread's SYS_exit.
+    Case('seccomp-strict', 'seccomp', args=('strict',),
+         option_sets=((), ('--clock=wall',), ('-F', '1000')), runs=2,
+         check=lambda spool, r: check_seccomp_spool(spool, r)),
+    Case('seccomp-filter-prctl', 'seccomp', args=('filter-prctl',),
+         option_sets=((), ('--clock=wall',), ('-F', '1000')), runs=2,
+         check=lambda spool, r: check_seccomp_spool(spool, r)),
+    Case('seccomp-filter-syscall', 'seccomp', args=('filter-syscall',),
+         option_sets=((), ('--clock=wall',), ('-F', '1000')), runs=2,
+         check=lambda spool, r: check_seccomp_spool(spool, r)),
 ]
 
 
