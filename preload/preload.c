@@ -457,7 +457,12 @@ _Exit(int status)
  * profiling_here() then makes no system call either). It is not resumed
  * when the call fails. A call that cannot install anything (a filter
  * without a program: the probe libseccomp and others make for EFAULT) is
- * passed on alone. */
+ * passed on alone. The filter outlives exec and is inherited, so
+ * PROF_SPOOL leaves the environment: an image this process or a child
+ * execs later (by any means, system() and posix_spawn included) loads
+ * the library inert. (unsetenv is no signal handler's: a program that
+ * enters seccomp from one while it changes its environment is not
+ * covered.) */
 static void
 end_for_seccomp(void)
 {
@@ -470,6 +475,7 @@ end_for_seccomp(void)
 	endings_uninstall();
 	alloc_start(0);
 	prof_state.initialised = 0;
+	unsetenv("PROF_SPOOL");
 	log_msg("the program entered seccomp; profiling stopped and the spool "
 		"finished");
 	errno = saved_errno;
