@@ -447,6 +447,15 @@ _Exit(int status)
 
 /* ---- seccomp ---- */
 
+/* Attaches in flight, and whether attaching is over for good: a thread
+ * the program created before it entered seccomp may reach its first code
+ * only after, where starting its timer would be refused (end_for_seccomp
+ * closes, then waits for those in flight). Each side stores its flag
+ * before it reads the other's (seq_cst): a thread attaches only while
+ * the closer has not finished waiting. */
+static _Atomic int attaching;
+static _Atomic int attach_closed;
+
 /* A program that enters seccomp (strict mode, or a filter of its own)
  * may be killed by any system call it did not allow, and the library's
  * (the timers, the spool's writes, the footer at exit) are not on its
@@ -470,6 +479,10 @@ end_for_seccomp(void)
 		return;
 	int saved_errno = errno;
 	atomic_store(&prof_state.disabled, 1); /* no fork resumes sampling */
+	/* Before the timers stop: a thread attached meanwhile has one. */
+	atomic_store(&attach_closed, 1);
+	while (atomic_load(&attaching))
+		sched_yield();
 	finish_image(SPOOL_END_SECCOMP);
 	sampler_discard_pending();
 	endings_uninstall();
@@ -577,10 +590,17 @@ trampoline(void *arg)
 	void *fn_arg = t->start_arg;
 	masks_inherit(t->start_masked);
 	alloc_guard_enter(); /* attach's allocations are not the target's */
-	threads_attach(t);
-	/* The wall clock's file for this thread, opened here, in the
-	 * program's new thread, rather than later by the poller. */
-	offcpu_thread_started();
+	atomic_fetch_add(&attaching, 1);
+	if (!atomic_load(&attach_closed)) {
+		threads_attach(t);
+		/* The wall clock's file for this thread, opened here, in
+		 * the program's new thread, rather than later by the
+		 * poller. */
+		offcpu_thread_started();
+	} else {
+		atomic_store(&t->state, THREAD_FREE);
+	}
+	atomic_fetch_sub(&attaching, 1);
 	alloc_guard_leave();
 	return fn(fn_arg);
 }
