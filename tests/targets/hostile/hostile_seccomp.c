@@ -11,8 +11,12 @@
  *                   a thread and the main thread spin and allocate;
  *   filter-syscall  the same filter through syscall(SYS_seccomp) with
  *                   SECCOMP_FILTER_FLAG_TSYNC, while a thread started
- *                   before it spins and allocates; first the probe
- *                   libseccomp makes (a filter without a program: EFAULT).
+ *                   well before it spins and allocates, and LATE threads
+ *                   created just before it start (their first code may
+ *                   run under the filter); first the probe libseccomp
+ *                   makes (a filter without a program: EFAULT);
+ *   filter-exec     the filter through prctl, then an exec of this
+ *                   program (mode after-exec), which runs under it.
  *
  * Each spins and allocates before too, so that there is something to
  * profile. Bare, each prints its lines and exits with 0. */
@@ -109,6 +113,16 @@ worker(void *arg)
 	return NULL;
 }
 
+#define LATE 6
+
+static void *
+late(void *arg)
+{
+	unsigned long *sum = arg;
+	*sum = churn(100);
+	return NULL;
+}
+
 static int
 strict(void)
 {
@@ -120,6 +134,20 @@ strict(void)
 	spin(100000000);
 	syscall(SYS_write, 1, line, sizeof(line) - 1);
 	syscall(SYS_exit, 0);
+	return 1;
+}
+
+static int
+filter_exec(const char *self)
+{
+	struct sock_fprog prog = make_filter();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		perror("prctl");
+		return 1;
+	}
+	execl(self, self, "after-exec", (char *)NULL);
+	perror("execl");
 	return 1;
 }
 
@@ -144,10 +172,19 @@ filtered(int via_syscall)
 		if (pthread_create(&th, NULL, worker, &before) != 0)
 			return 1;
 		spin(20000000);
+		pthread_t lth[LATE];
+		unsigned long lsum[LATE];
+		for (int i = 0; i < LATE; i++)
+			if (pthread_create(&lth[i], NULL, late, &lsum[i]) != 0)
+				return 1;
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			    SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
 			perror("seccomp(SECCOMP_SET_MODE_FILTER)");
 			return 1;
+		}
+		for (int i = 0; i < LATE; i++) {
+			pthread_join(lth[i], NULL);
+			after += lsum[i] > 0;
 		}
 	} else {
 		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
@@ -170,8 +207,12 @@ int
 main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: hostile_seccomp strict|filter-prctl|filter-syscall\n");
+		fprintf(stderr, "usage: hostile_seccomp strict|filter-prctl|filter-syscall|filter-exec\n");
 		return 2;
+	}
+	if (strcmp(argv[1], "after-exec") == 0) {
+		printf("after exec: %d\n", churn(1000) > 0);
+		return 0;
 	}
 	unsigned long sum = churn(3000);
 	printf("before: %d\n", sum > 0);
@@ -182,6 +223,9 @@ main(int argc, char **argv)
 		return filtered(0);
 	if (strcmp(argv[1], "filter-syscall") == 0)
 		return filtered(1);
+	if (strcmp(argv[1], "filter-exec") == 0)
+		return filter_exec(argv[0]);
+
 	fprintf(stderr, "hostile_seccomp: unknown mode %s\n", argv[1]);
 	return 2;
 }
