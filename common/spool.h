@@ -345,6 +345,8 @@ enum spool_end {
 	SPOOL_END_EXEC = 2,    /* the image was replaced by execve() */
 	SPOOL_END_SIGNAL = 3,  /* killed by end_signal, which was re-raised */
 	SPOOL_END__EXIT = 4,   /* _exit() or _Exit() */
+	SPOOL_END_SECCOMP = 5, /* the program entered seccomp (strict mode or a
+				* filter): profiling ended before it */
 };
 
 struct spool_footer {

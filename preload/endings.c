@@ -185,6 +185,14 @@ bus_action_out(int sig, struct sigaction *old, const struct sigaction *prev)
 		*old = *prev;
 }
 
+void
+endings_uninstall(void)
+{
+	for (int sig = 1; sig < 64; sig++)
+		if (is_ours(sig))
+			restore_default(sig);
+}
+
 /* For a fatal signal, the target sees SIG_DFL where our handler stands in
  * for it, and what it installs replaces ours. For the sampling signal, what
  * it installs gets the signals our timer did not send (sampler.h). */

@@ -18,4 +18,11 @@
 void
 endings_install(void);
 
+/* Puts the default disposition back for each fatal signal whose handler
+ * is still ours: profiling ended before the process does (seccomp), and
+ * a fatal signal must then do what it does without the library, with no
+ * system call of ours on the way. */
+void
+endings_uninstall(void);
+
 #endif

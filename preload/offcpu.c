@@ -475,23 +475,30 @@ offcpu_stop(void)
 	running = 0;
 }
 
+/* Whether prefork took tick_lock: postfork drops it whatever running
+ * became meanwhile. (One fork at a time: preload.c's fork_lock.) */
+static int locked_for_fork;
+
 void
 offcpu_prefork(void)
 {
-	if (running)
+	locked_for_fork = running;
+	if (locked_for_fork)
 		pthread_mutex_lock(&tick_lock);
 }
 
 void
 offcpu_postfork_parent(void)
 {
-	if (running)
+	if (locked_for_fork)
 		pthread_mutex_unlock(&tick_lock);
+	locked_for_fork = 0;
 }
 
 void
 offcpu_postfork_child(void)
 {
+	locked_for_fork = 0;
 	if (!running)
 		return;
 	pthread_mutex_init(&tick_lock, NULL);

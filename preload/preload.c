@@ -4,7 +4,8 @@
  * hooks, the exec and _exit wrappers and the destructor that finish the
  * spool, the pthread_create wrapper that attaches new threads, and the
  * wrappers that keep the module table and thread names current (dlclose,
- * prctl, pthread_setname_np). Layer: process life, the top: it calls
+ * prctl, pthread_setname_np), and those that end profiling before the
+ * program enters seccomp (prctl, syscall). Layer: process life, the top: it calls
  * every layer below and nothing calls it; none of it runs in a signal
  * handler.
  *
@@ -44,8 +45,10 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int
@@ -131,15 +134,36 @@ start(void)
 
 /* ---- fork ---- */
 
-static int paused_for_fork;
-static int forking; /* prefork ran in the profiled image */
+/* Threads may fork at the same time, and glibc runs the atfork handlers
+ * of each without a lock of its own. The hooks of the modules each take
+ * a lock in prefork and drop it in postfork, and the sampling pause
+ * saves and restores prof_state.enabled: both are right for one fork in
+ * flight only. So a profiled fork takes fork_lock first and holds it to
+ * the end of its postfork_parent: forks wait for each other in prefork
+ * (they would for the modules' locks anyway), and paused_for_fork, under
+ * the lock, is the one fork in flight's. What a thread's hooks must
+ * remember from prefork to postfork is its own (thread-local): one
+ * thread's postfork must never end another's fork. */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static int paused_for_fork; /* under fork_lock */
+/* Forks this thread has in flight: more than one when a signal handler
+ * of the program forks while the thread is in fork already (the inner
+ * one's hooks then do nothing: the outer holds the locks). */
+static __thread int fork_depth __attribute__((tls_model("initial-exec")));
+/* This thread's outermost fork ran prefork in the profiled image. */
+static __thread int fork_ours __attribute__((tls_model("initial-exec")));
+
+static int image_ended(void);
 
 static void
 prefork(void)
 {
-	forking = profiling_here();
-	if (!forking)
+	if (fork_depth++ > 0)
 		return;
+	fork_ours = profiling_here();
+	if (!fork_ours)
+		return;
+	pthread_mutex_lock(&fork_lock);
 	/* No handler may hold a lock (ours or libunwind's) across fork. */
 	paused_for_fork = atomic_exchange(&prof_state.enabled, 0);
 	threads_quiesce();
@@ -149,17 +173,32 @@ prefork(void)
 	alloc_prefork(); /* last: the others may still allocate */
 }
 
+/* Sampling resumes after the fork unless profiling ended meanwhile (a
+ * failure, the program's exit on another thread): those set their flag
+ * before they clear enabled, so that one of the two stores of enabled
+ * here or there comes last with 0. */
+static void
+resume_after_fork(void)
+{
+	if (!paused_for_fork)
+		return;
+	atomic_store(&prof_state.enabled, 1);
+	if (image_ended())
+		atomic_store(&prof_state.enabled, 0);
+}
+
 static void
 postfork_parent(void)
 {
-	if (!forking)
+	if (--fork_depth > 0 || !fork_ours)
 		return;
-	forking = 0;
+	fork_ours = 0;
 	alloc_postfork_arena(); /* first: the others may allocate */
 	appender_postfork_parent();
 	offcpu_postfork_parent();
 	modules_postfork_parent();
-	atomic_store(&prof_state.enabled, paused_for_fork);
+	resume_after_fork();
+	pthread_mutex_unlock(&fork_lock);
 }
 
 /* The child carries on in a spool of its own (OUTPUT.PID), or unprofiled
@@ -167,9 +206,10 @@ postfork_parent(void)
 static void
 postfork_child(void)
 {
-	if (!forking)
+	if (--fork_depth > 0 || !fork_ours)
 		return;
-	forking = 0;
+	fork_ours = 0;
+	pthread_mutex_init(&fork_lock, NULL);
 	alloc_postfork_arena(); /* first: the others may allocate */
 	appender_postfork_child();
 	offcpu_postfork_child();
@@ -353,6 +393,15 @@ execle(const char *path, const char *arg, ...)
  * to the footer, which waits for the first's (appender_finish). */
 static _Atomic int image_finishing;
 
+/* Whether profiling of this image ended for good (a failure, or a thread
+ * finishing the image). */
+static int
+image_ended(void)
+{
+	return atomic_load(&prof_state.disabled) ||
+	       atomic_load(&image_finishing);
+}
+
 static void
 finish_image(uint32_t end_reason)
 {
@@ -412,6 +461,77 @@ _Exit(int status)
 	__builtin_unreachable();
 }
 
+/* ---- seccomp ---- */
+
+/* Attaches in flight, and whether attaching is over for good: a thread
+ * the program created before it entered seccomp may reach its first code
+ * only after, where starting its timer would be refused (end_for_seccomp
+ * closes, then waits for those in flight). Each side stores its flag
+ * before it reads the other's (seq_cst): a thread attaches only while
+ * the closer has not finished waiting. */
+static _Atomic int attaching;
+static _Atomic int attach_closed;
+
+/* A program that enters seccomp (strict mode, or a filter of its own)
+ * may be killed by any system call it did not allow, and the library's
+ * (the timers, the spool's writes, the footer at exit) are not on its
+ * list. So profiling ends for the whole process before the call takes
+ * effect: the spool is finished (end reason seccomp), every timer is
+ * stopped, the fatal signals get their default dispositions back, and
+ * from then on every wrapper passes straight through (initialised = 0:
+ * profiling_here() then makes no system call either). It is not resumed
+ * when the call fails. A call that cannot install anything (a filter
+ * without a program: the probe libseccomp and others make for EFAULT) is
+ * passed on alone. The filter outlives exec and is inherited, so
+ * PROF_SPOOL leaves the environment: an image this process or a child
+ * execs later (by any means, system() and posix_spawn included) loads
+ * the library inert. (unsetenv is no signal handler's: a program that
+ * enters seccomp from one while it changes its environment is not
+ * covered.) */
+static void
+end_for_seccomp(void)
+{
+	if (!profiling_here())
+		return;
+	int saved_errno = errno;
+	atomic_store(&prof_state.disabled, 1); /* no fork resumes sampling */
+	/* Before the timers stop: a thread attached meanwhile has one. */
+	atomic_store(&attach_closed, 1);
+	while (atomic_load(&attaching))
+		sched_yield();
+	finish_image(SPOOL_END_SECCOMP);
+	sampler_discard_pending();
+	endings_uninstall();
+	alloc_start(0);
+	prof_state.initialised = 0;
+	unsetenv("PROF_SPOOL");
+	log_msg("the program entered seccomp; profiling stopped and the spool "
+		"finished");
+	errno = saved_errno;
+}
+
+/* glibc has no seccomp() function: programs and libseccomp call
+ * syscall(SYS_seccomp, ...). Everything else is passed straight on, the
+ * library's own calls included (from signal handlers: nothing here may
+ * do more than compare). async-signal-safe */
+__attribute__((visibility("default"))) long
+syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a1 = va_arg(ap, long);
+	long a2 = va_arg(ap, long);
+	long a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long);
+	long a5 = va_arg(ap, long);
+	long a6 = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_STRICT ||
+				  (a1 == SECCOMP_SET_MODE_FILTER && a3)))
+		end_for_seccomp();
+	return real_syscall6(nr, a1, a2, a3, a4, a5, a6);
+}
+
 /* ---- the perf map ---- */
 
 /* A JIT's perf map is copied into the spool before the program deletes
@@ -441,8 +561,7 @@ remove(const char *path)
 	return real_remove()(path);
 }
 
-/* ---- thread names ---- */
-
+/* ---- thread names and seccomp ---- */
 
 __attribute__((visibility("default"))) int
 prctl(int option, ...)
@@ -454,6 +573,9 @@ prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long);
 	unsigned long a5 = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (option == PR_SET_SECCOMP && (a2 == SECCOMP_MODE_STRICT ||
+					 (a2 == SECCOMP_MODE_FILTER && a3)))
+		end_for_seccomp();
 	int rc = real_prctl()(option, a2, a3, a4, a5);
 	if (rc == 0 && option == PR_SET_NAME && profiling_here()) {
 		int saved_errno = errno;
@@ -484,10 +606,17 @@ trampoline(void *arg)
 	void *fn_arg = t->start_arg;
 	masks_inherit(t->start_masked);
 	alloc_guard_enter(); /* attach's allocations are not the target's */
-	threads_attach(t);
-	/* The wall clock's file for this thread, opened here, in the
-	 * program's new thread, rather than later by the poller. */
-	offcpu_thread_started();
+	atomic_fetch_add(&attaching, 1);
+	if (!atomic_load(&attach_closed)) {
+		threads_attach(t);
+		/* The wall clock's file for this thread, opened here, in
+		 * the program's new thread, rather than later by the
+		 * poller. */
+		offcpu_thread_started();
+	} else {
+		atomic_store(&t->state, THREAD_FREE);
+	}
+	atomic_fetch_sub(&attaching, 1);
 	alloc_guard_leave();
 	return fn(fn_arg);
 }

@@ -205,8 +205,11 @@ prof_config_from_env(struct prof_config *cfg)
 void
 prof_disable(const char *why)
 {
+	/* disabled first: a fork's postfork, which restores enabled, reads
+	 * it after (preload.c, resume_after_fork). */
+	int was = atomic_exchange(&prof_state.disabled, 1);
 	atomic_store(&prof_state.enabled, 0);
-	if (atomic_exchange(&prof_state.disabled, 1) == 0)
+	if (!was)
 		log_msg("%s; profiling disabled, the program continues", why);
 }
 

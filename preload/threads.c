@@ -255,6 +255,10 @@ static void
 exit_key_destructor(void *p)
 {
 	(void)p;
+	/* Profiling ended early (seccomp, preload.c): a thread's exit
+	 * makes no system call of ours, which a filter may refuse. */
+	if (!prof_state.initialised)
+		return;
 	threads_detach_self();
 }
 

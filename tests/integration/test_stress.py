@@ -89,6 +89,9 @@ CASES = {
     # Threads on alternate stacks of their own of 8 KiB, too small for the
     # handlers, which must not overflow them.
     'own-small-altstack': (hostile('ownaltstack', 8192), 0, False),
+    # Three threads forking at once (issue #31, item 2): meson passes
+    # every hostile target.
+    'forkrace': (hostile('forkrace'), 0, True),
 }
 
 
