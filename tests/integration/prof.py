@@ -569,6 +569,19 @@ def space_events(path, strict=False):
                 yield ('alloc', tid, size, address)
 
 
+def limiter(limits):
+    """A preexec_fn that sets each soft limit of limits ({RLIMIT_X: soft},
+    the hard limits kept, as a shell's `ulimit -S` would), or None."""
+    if not limits:
+        return None
+
+    def apply():
+        for res, soft in limits.items():
+            _, hard = resource.getrlimit(res)
+            resource.setrlimit(res, (soft, hard))
+    return apply
+
+
 def without_profiler_lines(text):
     """text less the library's own lines ("profrun: ..."), which are how
     it says that it stopped profiling."""

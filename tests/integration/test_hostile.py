@@ -346,21 +346,10 @@ BUILT = {
 }
 
 
-def limiter(limits):
-    if not limits:
-        return None
-
-    def apply():
-        for res, soft in limits.items():
-            _, hard = resource.getrlimit(res)
-            resource.setrlimit(res, (soft, hard))
-    return apply
-
-
 def run_case(case, path):
     argv = [path] + case.args
     bare = prof.run(argv, timeout=case.timeout, env=case.env,
-                    preexec_fn=limiter(case.limits))
+                    preexec_fn=prof.limiter(case.limits))
     print(f'{case.name}: bare exit {bare.returncode}, '
           f'{len(bare.stdout)} bytes out')
     for opts in case.option_sets:
@@ -368,7 +357,7 @@ def run_case(case, path):
             spool = os.path.join(prof.tmpdir(), 'h.spool')
             r = prof.profrun(['-q', '-o', spool] + opts + ['--'] + argv,
                              timeout=case.timeout, env=case.env,
-                             preexec_fn=limiter(case.limits))
+                             preexec_fn=prof.limiter(case.limits))
             what = f'{case.name} {" ".join(opts) or "(defaults)"} run {i + 1}'
             prof.check_as_bare(what, bare, r)
             if case.check and i == 0:

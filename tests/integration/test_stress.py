@@ -20,10 +20,15 @@ frames resolved; test_closefrom: the rate of samples; test_space_jemalloc:
 the shares of bytes): here it is the program's behaviour under both
 samplers at their most intrusive.
 
+A case may add profrun options and resource limits of its own (set for
+the bare and the profiled run alike): the defects that showed only under
+a limit (issue #31) are stressed under it.
+
 usage: test_stress.py CASE PROGRAM [FILES...]
 """
 import glob
 import os
+import resource
 import sys
 
 import prof
@@ -61,7 +66,8 @@ def hostile(name, *args):
 
 
 # name: (argv from the files meson passes and a fresh directory, the
-# exit status the program ends with, whether it makes other processes)
+# exit status the program ends with, whether it makes other processes[,
+# {'opts': more profrun options, 'limits': {RLIMIT_X: soft limit}}])
 CASES = {
     'dlopen-threads': (dlopen_argv, 0, False),
     'cxx-throw': (lambda files, tmp: [files[0]], 0, False),
@@ -92,6 +98,18 @@ CASES = {
     # Three threads forking at once (issue #31, item 2): meson passes
     # every hostile target.
     'forkrace': (hostile('forkrace'), 0, True),
+    # Issue #31, items 5, 6, 10 and 11 at the highest rates: a file-size
+    # limit reached mid-run, seccomp's strict mode and a filter, a
+    # descriptor limit below the library's numbers, and --max-size reached
+    # by two allocating threads.
+    'fsize': (hostile('fsize'), 0, False,
+              {'limits': {resource.RLIMIT_FSIZE: 300 * 1024}}),
+    'seccomp-strict': (hostile('seccomp', 'strict'), 0, False),
+    'seccomp-filter': (hostile('seccomp', 'filter-syscall'), 0, False),
+    'fd-limit': (hostile('fdlimit'), 0, False,
+                 {'limits': {resource.RLIMIT_NOFILE: 8}}),
+    'max-size-threads': (hostile('fdlimit'), 0, False,
+                         {'opts': ['--max-size=256K']}),
 }
 
 
@@ -119,21 +137,25 @@ def test():
     case, files = sys.argv[1], sys.argv[2:]
     if case not in CASES:
         raise prof.Fail(f'unknown case {case}')
-    make_argv, status, tree = CASES[case]
+    make_argv, status, tree = CASES[case][:3]
+    extra = CASES[case][3] if len(CASES[case]) > 3 else {}
+    limit = prof.limiter(extra.get('limits'))
     if not files or not all(os.access(f, os.R_OK) for f in files):
         # Meson passes an empty list for a program it could not build:
         # the C++ compiler or libjemalloc is missing here.
         raise prof.Skip(f'{case}: its program was not built here')
 
-    bare = prof.run(make_argv(files, prof.tmpdir()), timeout=BARE_BOUND)
+    bare = prof.run(make_argv(files, prof.tmpdir()), timeout=BARE_BOUND,
+                    preexec_fn=limit)
     print(f'bare: exit {bare.returncode}\n{bare.stdout.strip()[:2000]}')
     if bare.returncode != status:
         raise prof.Fail(f'bare run: exit {bare.returncode}, want {status}:'
                         f'\n{bare.stdout[-2000:]}\n{bare.stderr[-2000:]}')
     tmp = prof.tmpdir()
     spool = os.path.join(tmp, 'x.spool')
-    p = prof.profrun(['-q', '-o', spool] + OPTS + ['--'] +
-                     make_argv(files, tmp), timeout=PROFILED_BOUND)
+    p = prof.profrun(['-q', '-o', spool] + OPTS + extra.get('opts', []) +
+                     ['--'] + make_argv(files, tmp), timeout=PROFILED_BOUND,
+                     preexec_fn=limit)
     print(f'profiled: exit {p.returncode}; stderr: {p.stderr.strip()!r}')
     prof.check_as_bare('under the profiler', bare, p, stderr=False)
     check_spools(spool, tree)
