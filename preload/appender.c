@@ -25,6 +25,7 @@
 #include "gate.h"
 #include "log.h"
 #include "state.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,7 +238,7 @@ fsize_allows(uint64_t end)
 	/* The system call itself (struct rlimit64), not a libc function
 	 * that the library might wrap. */
 	struct { uint64_t cur, max; } rl;
-	if (syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
+	if (sys_call(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) != 0 ||
 	    rl.cur == ~(uint64_t)0)
 		return 1;
 	return end <= rl.cur;

@@ -22,6 +22,7 @@
 #include "appender.h"
 #include "masks.h"
 #include "real.h"
+#include "sys.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -119,7 +120,7 @@ fatal_handler(int sig, siginfo_t *si, void *uc)
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	real_mask(SIG_UNBLOCK, &set, NULL);
-	syscall(SYS_tgkill, getpid(), gettid(), sig);
+	sys_call(SYS_tgkill, getpid(), gettid(), sig);
 }
 
 void

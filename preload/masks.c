@@ -12,6 +12,7 @@
 #include "sampler.h"
 #include "state.h"
 #include "unwind.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -46,7 +47,7 @@ release_held(void)
 	if (!held)
 		return;
 	held = 0;
-	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), held_info.si_signo,
+	sys_call(SYS_rt_tgsigqueueinfo, getpid(), gettid(), held_info.si_signo,
 		&held_info);
 }
 

@@ -34,6 +34,7 @@
 #include "timer.h"
 #include "unwind.h"
 #include "appender.h"
+#include "sys.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -529,7 +530,7 @@ syscall(long nr, ...)
 	if (nr == SYS_seccomp && (a1 == SECCOMP_SET_MODE_STRICT ||
 				  (a1 == SECCOMP_SET_MODE_FILTER && a3)))
 		end_for_seccomp();
-	return real_syscall6(nr, a1, a2, a3, a4, a5, a6);
+	return sys_call6(nr, a1, a2, a3, a4, a5, a6);
 }
 
 /* ---- the perf map ---- */

@@ -5,6 +5,8 @@
  */
 #include "real.h"
 
+#include "sys.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -35,57 +37,12 @@ next(const char *name)
 REAL_HOOKS(REAL_DEFINE)
 #undef REAL_DEFINE
 
-/* The system call itself, as glibc's syscall() makes it (the same
- * registers, and errno set from a result in [-4095, -1]): not found with
- * dlsym as the others are, because the library's own calls of syscall()
- * reach its wrapper (preload.c) from signal handlers and from the
- * arena's lock (real_mask) before the allocator is found, where a first
- * dlsym cannot be made; nor bound by glibc's symbol version, which the
- * loader lets the library's own unversioned definition take.
- * async-signal-safe */
-long
-real_syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	long ret;
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = a4;
-	register long r8 __asm__("r8") = a5;
-	register long r9 __asm__("r9") = a6;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10),
-			   "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a1;
-	register long x1 __asm__("x1") = a2;
-	register long x2 __asm__("x2") = a3;
-	register long x3 __asm__("x3") = a4;
-	register long x4 __asm__("x4") = a5;
-	register long x5 __asm__("x5") = a6;
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	ret = x0;
-#else
-#error "real_syscall6: the system call instruction of this architecture"
-#endif
-	if ((unsigned long)ret > -4096ul) {
-		errno = (int)-ret;
-		return -1;
-	}
-	return ret;
-}
-
 /* async-signal-safe */
 int
 real_mask(int how, const sigset_t *set, sigset_t *old)
 {
 	/* The kernel's sigset is 64 bits; glibc's sigset_t starts with it. */
-	return (int)real_syscall6(SYS_rt_sigprocmask, (long)how, (long)set,
-				  (long)old, (long)(_NSIG / 8), 0, 0);
+	return (int)sys_call(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
 }
 
 int

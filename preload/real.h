@@ -57,12 +57,6 @@
 REAL_HOOKS(REAL_DECLARE)
 #undef REAL_DECLARE
 
-/* The system call nr with six arguments, as glibc's syscall() makes
- * it (-1 and errno on failure), whatever wraps the name syscall (the
- * library's own wrapper does, preload.c). async-signal-safe */
-long
-real_syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
-
 /* Sets the calling thread's signal mask with the system call, bypassing
  * the wrappers (masks.c): for the library's own masking, which must
  * really block. Returns 0 or -1 with errno. async-signal-safe */

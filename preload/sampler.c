@@ -20,6 +20,7 @@
 #include "threads.h"
 #include "timer.h"
 #include "unwind.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -160,7 +161,7 @@ pass_on(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	real_sigaction()(sig, &dfl, NULL);
-	syscall(SYS_tgkill, getpid(), gettid(), sig);
+	sys_call(SYS_tgkill, getpid(), gettid(), sig);
 }
 
 /* async-signal-safe */

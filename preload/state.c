@@ -10,6 +10,7 @@
 #include "state.h"
 
 #include "log.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -308,5 +309,5 @@ prof_in_image(void)
 {
 	if (prof_image_page)
 		return *prof_image_page;
-	return (pid_t)syscall(SYS_getpid) == prof_state.pid;
+	return (pid_t)sys_call(SYS_getpid) == prof_state.pid;
 }

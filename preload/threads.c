@@ -15,6 +15,7 @@
 #include "real.h"
 #include "state.h"
 #include "timer.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -91,7 +92,7 @@ static uint64_t clk_tck = 100;
 static int
 thread_cpu(pid_t tid, uint64_t *cpu, uint64_t *user)
 {
-	int me = tid == (pid_t)syscall(SYS_gettid);
+	int me = tid == (pid_t)sys_call(SYS_gettid);
 	clockid_t clk = me ? CLOCK_THREAD_CPUTIME_ID : prof_thread_clock(tid);
 	struct timespec ts;
 	if (clock_gettime(clk, &ts) != 0)
@@ -174,8 +175,11 @@ record_thread(struct thread_slot *t, uint32_t event)
 {
 	char name[17] = "";
 	uint8_t buf[128];
+	/* The system call, not prctl(): the library's own prctl wrapper
+	 * (process life) would be a call upward, and its first look-up of
+	 * the real one is not safe in a handler that adopts a thread. */
 	if (event != SPOOL_THREAD_EXIT)
-		prctl(PR_GET_NAME, name);
+		sys_call(SYS_prctl, PR_GET_NAME, name);
 	size_t len = encode_thread(buf, t->tid, event, name,
 				   event == SPOOL_THREAD_EXIT ? t : NULL);
 	if (len)
@@ -455,7 +459,7 @@ out:
 struct thread_slot *
 threads_adopt_self(uint64_t sp)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
+	pid_t tid = (pid_t)sys_call(SYS_gettid);
 	uint32_t used = threads_used();
 	for (uint32_t i = 0; i < used; i++) {
 		struct thread_slot *t = &slots[i];

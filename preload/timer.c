@@ -23,6 +23,7 @@
 
 #include "state.h"
 #include "threads.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +76,7 @@ perf_open(uint64_t period_ns, int sig, pid_t tid)
 	/* Counting thread tid, which need not be the caller (a thread
 	 * adopted at start-up). */
 	pid_t who = tid == gettid() ? 0 : tid;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, who, -1, -1,
+	int fd = (int)sys_call(SYS_perf_event_open, &attr, who, -1, -1,
 			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -152,7 +153,7 @@ timer_probe(int kind, unsigned hz, int sig)
 		/* ITIMER_PROF always sends SIGPROF. */
 		if (sig != SIGPROF)
 			return -EINVAL;
-		return syscall(SYS_getitimer, ITIMER_PROF, &cur) < 0 ? -errno : 0;
+		return sys_call(SYS_getitimer, ITIMER_PROF, &cur) < 0 ? -errno : 0;
 	default:
 		return -EINVAL;
 	}
@@ -311,7 +312,7 @@ timer_process_start(void)
 	it.it_value = it.it_interval;
 	atomic_store(&itimer_last_cpu_ns, prof_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	/* The system call: the library wraps setitimer (preload.c). */
-	return syscall(SYS_setitimer, ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
+	return sys_call(SYS_setitimer, ITIMER_PROF, &it, NULL) < 0 ? -errno : 0;
 }
 
 void
@@ -321,7 +322,7 @@ timer_process_stop(void)
 		return;
 	struct itimerval off;
 	memset(&off, 0, sizeof(off));
-	syscall(SYS_setitimer, ITIMER_PROF, &off, NULL);
+	sys_call(SYS_setitimer, ITIMER_PROF, &off, NULL);
 }
 
 /* async-signal-safe */
