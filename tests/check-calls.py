@@ -18,15 +18,19 @@ its source file. Objects of other targets built from the same sources
 by the target folder given.
 
 usage: check-calls.py BUILD_DIR COMPONENT_DIR TARGET_OBJDIR LAYER...
+       check-calls.py --layer-comments BUILD_DIR COMPONENT_DIR ...
        check-calls.py --self-test
   COMPONENT_DIR: e.g. preload (relative to the source root)
   TARGET_OBJDIR: the object folders of the targets, relative to BUILD_DIR,
                  separated by commas, e.g. preload/libprofrun.so.p
   LAYER...: the layer folders, lowest first
+  --layer-comments: also each file's opening comment must name its
+                   folder's layer ("Layer: core").
 Prints every upward edge and every cycle, and exits 1 when there is one.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -138,8 +142,30 @@ def check(objs, layers):
         inner = [f'{a} -> {b} ({", ".join(calls[(a, b)][:3])})'
                  for a in comp for b in sorted(edges.get(a, ()))
                  if b in comp]
-        bad.append('cycle: ' + '; '.join(inner))
+        more = f' (+{len(inner) - 12} more)' if len(inner) > 12 else ''
+        bad.append(f'cycle of {len(comp)} files: ' + '; '.join(inner[:12]) +
+                   more)
     return bad, n
+
+
+def layer_comments(component, layers):
+    """Each .c and .h file of a layer folder names its layer in its
+    opening comment ("Layer: NAME"), so that a reader of one file knows
+    what it may call; lines naming each file that does not."""
+    bad = []
+    for layer in layers:
+        d = os.path.join(component, layer)
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(('.c', '.h')):
+                continue
+            with open(os.path.join(d, f), encoding='utf-8') as fh:
+                head = fh.read().split('*/', 1)[0]
+            m = re.search(r'Layer: ([a-z]+)', head)
+            if not m or m.group(1) != layer:
+                got = m.group(1) if m else 'none'
+                bad.append(f'{layer}/{f}: its opening comment names layer '
+                           f'{got}, not {layer}')
+    return bad
 
 
 def name(i, layers):
@@ -176,7 +202,7 @@ def self_test():
             print('self-test: a clean component fails: ' + '; '.join(clean))
             return 1
         dirty, _ = check(build({**files, **planted}), ['base', 'core'])
-        want = ['calls up', 'cycle: ']
+        want = ['calls up', 'cycle of ']
         if not all(any(w in b for b in dirty) for w in want):
             print('self-test: a planted upward call and cycle were not '
                   'both found: ' + '; '.join(dirty))
@@ -188,16 +214,20 @@ def self_test():
 def main():
     if sys.argv[1:] == ['--self-test']:
         return self_test()
-    if len(sys.argv) < 5:
+    args = sys.argv[1:]
+    comments = args[:1] == ['--layer-comments']
+    args = args[1:] if comments else args
+    if len(args) < 4:
         print(__doc__.strip().split('\n\n')[-1], file=sys.stderr)
         return 2
-    build, component, objdir, layers = (sys.argv[1], sys.argv[2],
-                                         sys.argv[3], sys.argv[4:])
+    build, component, objdir, layers = args[0], args[1], args[2], args[3:]
     objs = objects(build, component, objdir)
     if not objs:
         print(f'{component}: no objects of {objdir} in {build}')
         return 1
     bad, n = check(objs, layers)
+    if comments:
+        bad += layer_comments(component, layers)
     for b in bad:
         print(b)
     print(f'{component}: {len(objs)} objects, {n} calls between files '

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the set of sampled addresses (preload/addrset.c): the
+ * Unit tests of the set of sampled addresses (preload/base/addrset.c): the
  * filter byte that answers most frees (shared by many addresses, sticky
  * when full), full buckets, removal of what is not there, and the
  * lock-free inserts and removes of many threads at once (every thread's own addresses, as in the library: an address is

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the spool appender (preload/appender.c), a core module of
+ * Unit tests of the spool appender (preload/core/appender.c), a core module of
  * the preload library built here on its own with the base below it
  * (state, log, the spool encoder): records of several streams land whole
  * in their chunks and read back in order; a stream goes on in a new chunk

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the allocation sampler's arithmetic (preload/countdown.c):
+ * Unit tests of the allocation sampler's arithmetic (preload/base/countdown.c):
  * the generator, the exponential draws, the sampling probability and
  * weight of a block, and, by simulation of the countdown exactly as the
  * wrappers run it, that the sum of the weights is an unbiased estimate of

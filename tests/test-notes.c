@@ -1,6 +1,6 @@
 /*
  * Unit tests of the build-id note walk of the preload library
- * (preload/notes.c): the id found among other notes, and notes whose
+ * (preload/base/notes.c): the id found among other notes, and notes whose
  * sizes (from the file) do not fit in what is left, among them sizes
  * near 2^32 that wrap to 0 when rounded up in 32 bits.
  */

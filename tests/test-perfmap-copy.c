@@ -1,5 +1,5 @@
 /*
- * Unit tests of the perf map's copy into the spool (preload/perfmap.c),
+ * Unit tests of the perf map's copy into the spool (preload/core/perfmap.c),
  * built with the appender and the base below it: a map longer than a
  * chunk is split into PERF_MAP records of whole lines, numbered in file
  * order, each at the start of a chunk of its own, the last flagged; their

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the range checks of the preload library (preload/range.h):
+ * Unit tests of the range checks of the preload library (preload/base/range.h):
  * every word the unwinder reads directly (read_word, memo_holds in
  * unwind.c, modules_readable in modules.c) is tested through here, so the
  * cases are the addresses a hostile frame makes libunwind ask for: the top

@@ -1,5 +1,5 @@
 /*
- * Unit tests of a thread's table of stacks (preload/stacks.c): ids in
+ * Unit tests of a thread's table of stacks (preload/base/stacks.c): ids in
  * the order stacks are added, a stack found again by its PCs and flags,
  * the table's growth from one page to its full size with every id kept,
  * no room past STACKS_MAX, and a table emptied (to one page again) when

@@ -16,7 +16,7 @@
  * live, an unbiased estimate of the bytes allocated and not yet freed.
  *
  * Each sample of an allocation of n bytes weighs w = n / p, p = 1 -
- * exp(-n / T) its probability of being sampled (see preload/countdown.h),
+ * exp(-n / T) its probability of being sampled (see preload/base/countdown.h),
  * so a sum of weights is an unbiased estimate of the bytes it stands for,
  * with variance estimated by sum w (w - n) over the same samples.
  */

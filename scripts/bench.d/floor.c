@@ -8,7 +8,7 @@
  * 1000): what the kernel charges for delivering the signals, which no
  * signal-based profiler goes under. Each thread (the main thread, and every
  * thread started with pthread_create) gets a per-thread perf task-clock
- * counter set up as preload/timer.c's perf_open does (user mode only,
+ * counter set up as preload/core/timer.c's perf_open does (user mode only,
  * signalling its own thread with SIGPROF through O_ASYNC), and the SIGPROF
  * handler only counts. At exit it writes "floor: N signals" to stderr.
  */
@@ -38,7 +38,7 @@ handler(int sig, siginfo_t *si, void *uc)
 	__atomic_fetch_add(&signals, 1, __ATOMIC_RELAXED);
 }
 
-/* The calling thread's counter, as preload/timer.c's perf_open and
+/* The calling thread's counter, as preload/core/timer.c's perf_open and
  * timer_thread_start set it up (the first page mapped too); -1 if
  * that failed. */
 static int

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The malloc family's wrappers keep their layout (preload/alloc_int.h,
+"""The malloc family's wrappers keep their layout (preload/sources/alloc_int.h,
 WRAPPER): each exported wrapper starts a 64-byte line, and in an optimized
 build without sanitizers the fast path of the wrappers programs call most,
 from the entry to the first indirect jump into the real function, ends
@@ -24,7 +24,7 @@ HOT = ['malloc', 'calloc', 'realloc', 'free', '_Znwm', '_Znam', '_ZdlPv',
 
 
 def wrappers():
-    """The functions preload/alloc.c and alloc_cxx.c define with WRAPPER:
+    """The functions preload/sources/alloc.c and alloc_cxx.c define with WRAPPER:
     the name on the line after each WRAPPER line."""
     names = []
     for f in ('alloc.c', 'alloc_cxx.c'):

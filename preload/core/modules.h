@@ -7,6 +7,8 @@
  * (at start, on each dlclose, and by polls of the loader's load/unload
  * counters from program threads), and read by handlers through a per-entry
  * seqlock, so a handler never takes the loader's lock.
+ *
+ * Layer: core.
  */
 #ifndef PROFRUN_MODULES_H
 #define PROFRUN_MODULES_H
@@ -21,6 +23,18 @@ struct module_view {
 	uint64_t eh_table;         /* its binary-search table */
 	uint64_t eh_count;         /* entries in the table */
 };
+
+/* The table's epoch, a number that changes whenever the table does
+ * (never 0): what was worked out from the table under another epoch is
+ * stale. async-signal-safe */
+uint32_t
+modules_epoch(void);
+
+/* hook() is called after modules_sync() (or a poll) brought the table up
+ * to date, whether or not it changed; for the unwinder's cached rules.
+ * A callback rather than a call: the unwinder is above the table. */
+void
+modules_on_change(void (*hook)(void));
 
 /* Takes the first snapshot of the loaded modules. Records are emitted by
  * the first modules_sync() after the writer is open. Returns 0 or -errno. */

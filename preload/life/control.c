@@ -1,6 +1,6 @@
 /*
  * control: the public API of profrun.h and the toggle signal (see
- * control.h). Layer: process life.
+ * control.h). Layer: life.
  */
 #include "control.h"
 

@@ -50,8 +50,6 @@ struct unwind_arg {
 	struct unwind_memo *memo;
 };
 
-/* Bumped whenever the module table changes: memos made before are void. */
-static _Atomic uint32_t epoch = 1;
 
 /* Remembers that the walk read val under key. async-signal-safe */
 static inline void
@@ -252,47 +250,25 @@ static unw_accessors_t accessors = {
 	.get_proc_name = get_proc_name,
 };
 
-/* Where libunwind's descriptors go: above the program's, as the
- * library's others (appender.c, timer.c). */
-#define UNWIND_FD_MIN 512
-
-/* Set while libunwind sets itself up (unwind_init): its pipe is ours. */
+/* Set while libunwind sets itself up (unwind_init): the pipe it opens
+ * then is ours (preload.c's pipe2 wrapper moves it out of the program's
+ * way). */
 static int initialising;
 
-/* libunwind opens a pipe when it sets up (to validate memory in local
- * unwinding, which the library does not use): by the lowest numbers free,
- * where the program expects its own (3 and 4, or 0 and 1 when it was
- * started with stdio closed, so that its write(1) would succeed). Its
- * descriptors are moved above the program's range before libunwind
- * learns their numbers. */
-__attribute__((visibility("default"))) int
-pipe2(int fds[2], int flags)
+/* async-signal-safe */
+int
+unwind_initialising(void)
 {
-	real_pipe2_fn real = real_pipe2();
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	int rc = real(fds, flags);
-	if (rc == 0 && (initialising || unwind_active())) {
-		/* (While the library starts it is the only thread.) */
-		int (*move)(int, int) = initialising ? prof_fd_raise_start
-						     : prof_fd_raise;
-		fds[0] = move(fds[0], UNWIND_FD_MIN);
-		fds[1] = move(fds[1], UNWIND_FD_MIN);
-		if (fds[0] < 0 || fds[1] < 0) {
-			/* No room above the program's numbers: libunwind
-			 * goes without (it does not use the pipe here). */
-			if (fds[0] >= 0)
-				close(fds[0]);
-			if (fds[1] >= 0)
-				close(fds[1]);
-			fds[0] = fds[1] = -1;
-			errno = EMFILE;
-			return -1;
-		}
-	}
-	return rc;
+	return initialising;
+}
+
+/* After the module table changed: libunwind's cached rules may be of a
+ * module that is gone (modules_on_change). */
+static void
+flush_cache(void)
+{
+	if (addr_space)
+		unw_flush_cache(addr_space, 0, 0);
 }
 
 static int
@@ -302,6 +278,7 @@ setup(void)
 	if (!addr_space)
 		return -ENOMEM;
 	unw_set_caching_policy(addr_space, UNW_CACHE_PER_THREAD);
+	modules_on_change(flush_cache);
 	/* One walk of our own stack now, so that libunwind's lazy set-up
 	 * (locks, memory pools) happens here and not in a signal handler. */
 	ucontext_t uc;
@@ -360,7 +337,7 @@ unwind_stack_memo(const ucontext_t *uc, const struct thread_slot *t,
 		  struct unwind_memo *memo, uint64_t *pcs, uint32_t max,
 		  uint16_t *flags)
 {
-	uint32_t ep = atomic_load_explicit(&epoch, memory_order_acquire);
+	uint32_t ep = modules_epoch();
 	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 
 	if (!t || max > UNWIND_MEMO_DEPTH)
@@ -438,18 +415,3 @@ walk(struct unwind_arg *arg, uint64_t *pcs, uint32_t max, uint16_t *flags)
 	return n;
 }
 
-/* async-signal-safe */
-void
-unwind_void_memos(void)
-{
-	uint32_t next = atomic_load(&epoch) + 1;
-	atomic_store_explicit(&epoch, next ? next : 1, memory_order_release);
-}
-
-void
-unwind_flush_cache(void)
-{
-	unwind_void_memos();
-	if (addr_space)
-		unw_flush_cache(addr_space, 0, 0);
-}

@@ -22,7 +22,7 @@
  * records: an instrumented signal handler that interrupts either on the
  * same thread counts its call as missed instead of touching the table.
  *
- * Layer: event sources. The hooks and everything they call are
+ * Layer: sources. The hooks and everything they call are
  * async-signal-safe (mmap and munmap are system calls).
  */
 #include "calls.h"

@@ -8,6 +8,8 @@
  * the file, so nothing about them is trusted: a size near 2^32 must not
  * wrap to a small one and make the walk read the next note where there
  * is none.
+ *
+ * Layer: base.
  */
 #ifndef PROFRUN_NOTES_H
 #define PROFRUN_NOTES_H

@@ -1,7 +1,7 @@
 /*
  * offcpu: the poller of blocked threads (see offcpu.h).
  *
- * Layer: event sources; what may run in a signal handler or inside malloc
+ * Layer: sources; what may run in a signal handler or inside malloc
  * is marked async-signal-safe, here and in the header.
  */
 #include "offcpu.h"

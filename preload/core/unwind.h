@@ -38,7 +38,7 @@ unwind_stack(const ucontext_t *uc, const struct thread_slot *t,
  * thread's stack. Another walk that would read the same values would
  * find the same stack, since the rest of what a walk reads (the modules'
  * unwind tables) does not change while the modules stay loaded; the memo
- * is dropped when they change (an epoch bumped by unwind_flush_cache()).
+ * is dropped when they change (the table's epoch, modules_epoch()).
  * A walk that read anything else (through the kernel) is not kept. */
 #define UNWIND_MEMO_READS 64
 #define UNWIND_MEMO_DEPTH 160
@@ -84,15 +84,9 @@ unwind_blocked(uint64_t pc, uint64_t sp, const uint8_t *stack, uint64_t len,
 int
 unwind_active(void);
 
-/* Invalidates cached unwind rules, and every thread's memo, after the
- * module table changed. */
-void
-unwind_flush_cache(void);
-
-/* Invalidates every thread's memo only (a module was added: no cached
- * rule can be wrong, but a memo of a walk that stopped at it can).
- * async-signal-safe */
-void
-unwind_void_memos(void);
+/* Whether libunwind is setting itself up (unwind_init): a pipe it opens
+ * then is the library's. async-signal-safe */
+int
+unwind_initialising(void);
 
 #endif

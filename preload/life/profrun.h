@@ -11,6 +11,8 @@
  * nest, so a library can pause around its own work without knowing whether
  * the caller did. Pauses apply to the whole process. None of these may be
  * called from a signal handler.
+ *
+ * Layer: life (the public control API; control.c implements it).
  */
 #ifndef PROFRUN_H
 #define PROFRUN_H

@@ -2,7 +2,7 @@
  * masks: the program's view of the sampling signal's mask (see masks.h),
  * and the wrappers that keep it: sigprocmask, pthread_sigmask, sigpending.
  *
- * Layer: process life; what may run in a signal handler is marked
+ * Layer: life; what may run in a signal handler is marked
  * async-signal-safe, here and in the header.
  */
 #include "masks.h"
@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "real.h"
 #include "sampler.h"
+#include "sigview.h"
 #include "state.h"
 #include "unwind.h"
 #include "sys.h"
@@ -20,12 +21,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/* The program believes it blocked the sampling signal on this thread. */
-static __thread int believed;
-/* A signal of the program's own held back meanwhile, and its siginfo. */
-static __thread int held;
-static __thread siginfo_t held_info;
 
 /* Signals (bit per number) whose handler the program installed with the
  * sampling signal in its sa_mask. */
@@ -38,45 +33,6 @@ watching(void)
 	return prof_state.initialised && prof_in_image();
 }
 
-/* Raises the held signal again, now that the program has unblocked it:
- * to this thread, with its siginfo (allowed for a thread of the caller's
- * own process whatever the si_code). */
-static void
-release_held(void)
-{
-	if (!held)
-		return;
-	held = 0;
-	sys_call(SYS_rt_tgsigqueueinfo, getpid(), gettid(), held_info.si_signo,
-		&held_info);
-}
-
-/* async-signal-safe */
-int
-masks_hold(const siginfo_t *si)
-{
-	if (!believed)
-		return 0;
-	if (!held) {
-		held_info = *si;
-		held = 1;
-	}
-	return 1;
-}
-
-int
-masks_believed(void)
-{
-	return believed;
-}
-
-void
-masks_inherit(int b)
-{
-	believed = b;
-	held = 0;
-}
-
 void
 masks_start(void)
 {
@@ -87,25 +43,25 @@ masks_start(void)
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	if (real_mask(SIG_UNBLOCK, &set, NULL) == 0)
-		believed = 1;
+		sigview_inherit(1);
 }
 
 void
 masks_exec_begin(void)
 {
-	if (!believed)
+	if (!sigview_believed())
 		return;
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, prof_state.cfg.sig);
 	real_mask(SIG_BLOCK, &set, NULL);
-	release_held(); /* pending across the exec, blocked */
+	sigview_release(); /* pending across the exec, blocked */
 }
 
 void
 masks_exec_failed(void)
 {
-	if (!believed)
+	if (!sigview_believed())
 		return;
 	int saved_errno = errno;
 	sigset_t set;
@@ -170,16 +126,15 @@ change_mask(real_sigprocmask_fn real, int how, const sigset_t *set, sigset_t *ol
 	int rc = real(how, pass, old);
 	if (rc != 0)
 		return rc;
+	int believed = sigview_believed();
 	if (old && believed)
 		sigaddset(old, sig);
 	if (!set)
 		return 0;
 	int in_set = sigismember(set, sig) == 1;
-	believed = how == SIG_BLOCK     ? believed || in_set
-		   : how == SIG_UNBLOCK ? believed && !in_set
-					: in_set;
-	if (!believed)
-		release_held();
+	sigview_set_believed(how == SIG_BLOCK     ? believed || in_set
+			     : how == SIG_UNBLOCK ? believed && !in_set
+						  : in_set);
 	return 0;
 }
 
@@ -215,7 +170,7 @@ sigpending(sigset_t *set)
 		if (!sampler_discard_pending())
 			sigdelset(set, sig);
 	}
-	if (rc == 0 && held)
+	if (rc == 0 && sigview_held())
 		sigaddset(set, sig);
 	return rc;
 }

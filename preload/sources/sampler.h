@@ -4,7 +4,7 @@
  * SAMPLE record to the thread's stream of the spool. No malloc, no
  * lock, no stdio.
  *
- * Layer: event sources. The handler is async-signal-safe; installing it
+ * Layer: sources. The handler is async-signal-safe; installing it
  * is not.
  */
 #ifndef PROFRUN_SAMPLER_H

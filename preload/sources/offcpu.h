@@ -32,7 +32,7 @@
  * and threads beyond the descriptors the poller may keep open (counted as
  * dropped, cause no-ring, once per thread).
  *
- * Layer: event sources. Its poller is the one thread the library may
+ * Layer: sources. Its poller is the one thread the library may
  * start (--clock=wall); nothing here runs in a signal handler.
  */
 #ifndef PROFRUN_OFFCPU_H

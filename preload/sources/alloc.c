@@ -38,7 +38,7 @@
  *
  * The weights and the estimator are explained in countdown.h.
  *
- * Layer: event sources; what may run in a signal handler or inside malloc
+ * Layer: sources; what may run in a signal handler or inside malloc
  * is marked async-signal-safe, here and in the header.
  */
 #include "alloc.h"

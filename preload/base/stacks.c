@@ -1,6 +1,8 @@
 /*
  * stacks: per-thread stack interning (see stacks.h). Everything in this
  * file is async-signal-safe.
+ *
+ * Layer: base.
  */
 #include "stacks.h"
 

@@ -20,28 +20,14 @@
  * then), swapcontext. The threads' CPU time in the spool (threads.h) lets
  * the analyzer report the time that went unsampled that way.
  *
- * Layer: process life. masks_hold is async-signal-safe.
+ * The belief itself, which the sampling handler reads, is sigview.h's.
+ *
+ * Layer: life.
  */
 #ifndef PROFRUN_MASKS_H
 #define PROFRUN_MASKS_H
 
 #include <signal.h>
-
-/* For the sampling handler, given a signal our timer did not send:
- * returns 1 when the program believes the signal blocked on this thread,
- * after keeping it (one, as a blocked signal stays pending once) to raise
- * again when the program unblocks it; 0 when the program's disposition
- * should have it now. async-signal-safe */
-int
-masks_hold(const siginfo_t *si);
-
-/* The calling thread's belief (1: the program blocked the sampling
- * signal), for pthread_create to hand to the new thread, and the new
- * thread's taking it over (masks_inherit, at its start). */
-int
-masks_believed(void);
-void
-masks_inherit(int believed);
 
 /* At the library's start, in the main thread: a sampling signal blocked
  * in the mask the image was started with (an exec'ing program that had

@@ -33,7 +33,6 @@
 #include "range.h"
 #include "state.h"
 #include "threads.h"
-#include "unwind.h"
 #include "appender.h"
 
 #include <elf.h>
@@ -87,6 +86,34 @@ static _Atomic uint32_t table_used; /* entries ever used (high-water) */
 static _Atomic int unloading;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The table's epoch: bumped whenever it changes, so that what was worked
+ * out from it (a thread's memo of a walk, unwind.c) is known to be stale. */
+static _Atomic uint32_t epoch = 1;
+/* Called after the table was brought up to date (modules_on_change). */
+static void (*_Atomic change_hook)(void);
+
+/* async-signal-safe */
+static void
+bump_epoch(void)
+{
+	uint32_t next = atomic_load(&epoch) + 1;
+	atomic_store_explicit(&epoch, next ? next : 1, memory_order_release);
+}
+
+/* async-signal-safe */
+uint32_t
+modules_epoch(void)
+{
+	return atomic_load_explicit(&epoch, memory_order_acquire);
+}
+
+void
+modules_on_change(void (*hook)(void))
+{
+	atomic_store(&change_hook, hook);
+}
+
 static struct found found[MODULES_MAX];
 static uint32_t nfound;
 static unsigned long long seen_adds, seen_subs;
@@ -538,7 +565,7 @@ modules_announce(const struct dl_find_object *fo)
 		struct module *m = listed ? NULL : free_entry();
 		if (m) {
 			set_live(m, &f);
-			unwind_void_memos();
+			bump_epoch();
 			added = 1;
 		}
 		pthread_mutex_unlock(&lock);
@@ -581,7 +608,10 @@ apply_found(uint64_t load_time, uint64_t now)
 		if (!announced_take(found[j].base))
 			emit_load(&found[j], load_time);
 	}
-	unwind_flush_cache();
+	bump_epoch();
+	void (*hook)(void) = atomic_load(&change_hook);
+	if (hook)
+		hook();
 }
 
 int

@@ -3,7 +3,7 @@
  * so that a stack seen again is written as a reference (a SAMPLES or
  * ALLOCS entry with the stack's id, profspool(5)) rather than frame by
  * frame.
- * Layer: core. Everything here runs in the sampling signal handler and is
+ * Layer: base. Everything here runs in the sampling signal handler and is
  * async-signal-safe.
  *
  * A table belongs to one thread slot, is mapped by its thread on its

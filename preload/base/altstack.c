@@ -1,6 +1,6 @@
 /*
  * altstack: alternate signal stacks for the library's handlers (see
- * altstack.h). Layer: core.
+ * altstack.h). Layer: base.
  */
 #include "altstack.h"
 

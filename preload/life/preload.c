@@ -5,7 +5,7 @@
  * spool, the pthread_create wrapper that attaches new threads, and the
  * wrappers that keep the module table and thread names current (dlclose,
  * prctl, pthread_setname_np), and those that end profiling before the
- * program enters seccomp (prctl, syscall). Layer: process life, the top: it calls
+ * program enters seccomp (prctl, syscall). Layer: life, the top: it calls
  * every layer below and nothing calls it; none of it runs in a signal
  * handler.
  *
@@ -29,6 +29,7 @@
 #include "offcpu.h"
 #include "perfmap.h"
 #include "sampler.h"
+#include "sigview.h"
 #include "state.h"
 #include "threads.h"
 #include "timer.h"
@@ -605,7 +606,7 @@ trampoline(void *arg)
 	struct thread_slot *t = arg;
 	void *(*fn)(void *) = t->start_fn;
 	void *fn_arg = t->start_arg;
-	masks_inherit(t->start_masked);
+	sigview_inherit(t->start_masked);
 	alloc_guard_enter(); /* attach's allocations are not the target's */
 	atomic_fetch_add(&attaching, 1);
 	if (!atomic_load(&attach_closed)) {
@@ -638,7 +639,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	}
 	t->start_fn = routine;
 	t->start_arg = arg;
-	t->start_masked = masks_believed();
+	t->start_masked = sigview_believed();
 	int rc = real(thread, attr, trampoline, t);
 	if (rc != 0)
 		atomic_store(&t->state, THREAD_FREE);
@@ -724,6 +725,49 @@ clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		atomic_fetch_add(flags & CLONE_THREAD ? &prof_state.clone_threads
 						      : &prof_state.clone_processes,
 				 1);
+	return rc;
+}
+
+/* ---- libunwind's pipe ---- */
+
+/* Where libunwind's descriptors go: above the program's, as the
+ * library's others (appender.c, timer.c). */
+#define UNWIND_FD_MIN 512
+
+/* libunwind opens a pipe when it sets up (to validate memory in local
+ * unwinding, which the library does not use): by the lowest numbers free,
+ * where the program expects its own (3 and 4, or 0 and 1 when it was
+ * started with stdio closed, so that its write(1) would succeed). Its
+ * descriptors are moved above the program's range before libunwind
+ * learns their numbers. */
+__attribute__((visibility("default"))) int
+pipe2(int fds[2], int flags)
+{
+	real_pipe2_fn real = real_pipe2();
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = real(fds, flags);
+	int starting = unwind_initialising();
+	if (rc == 0 && (starting || unwind_active())) {
+		/* (While the library starts it is the only thread.) */
+		int (*move)(int, int) = starting ? prof_fd_raise_start
+						 : prof_fd_raise;
+		fds[0] = move(fds[0], UNWIND_FD_MIN);
+		fds[1] = move(fds[1], UNWIND_FD_MIN);
+		if (fds[0] < 0 || fds[1] < 0) {
+			/* No room above the program's numbers: libunwind
+			 * goes without (it does not use the pipe here). */
+			if (fds[0] >= 0)
+				close(fds[0]);
+			if (fds[1] >= 0)
+				close(fds[1]);
+			fds[0] = fds[1] = -1;
+			errno = EMFILE;
+			return -1;
+		}
+	}
 	return rc;
 }
 

@@ -8,7 +8,7 @@
  * as it would have without us (core dump included). Any other signal is
  * re-sent to the thread with tgkill once the default disposition is back.
  *
- * Layer: process life; what may run in a signal handler or inside malloc
+ * Layer: life; what may run in a signal handler or inside malloc
  * is marked async-signal-safe, here and in the header.
  */
 #include "endings.h"

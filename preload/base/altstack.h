@@ -14,7 +14,7 @@
  * slot's later threads. It is never unmapped: a signal may reach a thread
  * while it is torn down, after its slot went back.
  *
- * Layer: core. Every function is async-signal-safe (system calls only).
+ * Layer: base. Every function is async-signal-safe (system calls only).
  */
 #ifndef PROFRUN_ALTSTACK_H
 #define PROFRUN_ALTSTACK_H

@@ -2,7 +2,7 @@
  * alloc_int: what alloc.c (the C wrappers, sampling, the bootstrap) and
  * alloc_cxx.c (C++'s operator new and delete) share: the thread's state,
  * the fast path's steps, and the slow path's entry points. Internal to
- * the two; layer: event sources. Everything here is async-signal-safe
+ * the two; Layer: sources. Everything here is async-signal-safe
  * but alloc_resolve (dlsym, outside any handler).
  */
 #ifndef PROFRUN_ALLOC_INT_H

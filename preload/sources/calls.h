@@ -25,7 +25,7 @@
  * as CALL_ARCS records when the thread exits and when the image ends
  * (exit, exec), as alloc.c does for the malloc family's counts.
  *
- * Layer: event sources. The hooks are async-signal-safe; the rest runs at
+ * Layer: sources. The hooks are async-signal-safe; the rest runs at
  * thread exit, the image's end and fork.
  */
 #ifndef PROFRUN_CALLS_H

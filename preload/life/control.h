@@ -2,7 +2,7 @@
  * control: the program's say in when samples are taken: the public API of
  * profrun.h (profrun_start, profrun_stop, profrun_flush) and the toggle
  * signal, both working the gate (gate.h).
- * Layer: process life.
+ * Layer: life.
  */
 #ifndef PROFRUN_CONTROL_H
 #define PROFRUN_CONTROL_H

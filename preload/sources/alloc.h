@@ -21,7 +21,7 @@
  * while it runs are served from the library's own arena, and frees and
  * reallocs of blocks from that arena never reach the real allocator.
  *
- * Layer: event sources (with alloc_cxx.c and alloc_int.h). The
+ * Layer: sources (with alloc_cxx.c and alloc_int.h). The
  * wrappers run inside the target's malloc calls; their fast paths and the
  * guard are async-signal-safe, the look-up of the real functions is not.
  */

@@ -1,6 +1,6 @@
 /*
  * alloc_cxx: C++'s operator new and delete, in all twenty replaceable
- * forms (see below). Layer: event sources; the wrappers' fast paths are
+ * forms (see below). Layer: sources; the wrappers' fast paths are
  * async-signal-safe, the look-up of the real forms is not.
  */
 #include "alloc.h"

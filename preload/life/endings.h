@@ -7,7 +7,7 @@
  * dies exactly as it would have: same signal, same status, same core dump.
  * The target still sees the default disposition when it asks (sigaction
  * and signal are wrapped), and whatever it installs replaces ours.
- * Layer: process life. The fatal handler is async-signal-safe.
+ * Layer: life. The fatal handler is async-signal-safe.
  */
 #ifndef PROFRUN_ENDINGS_H
 #define PROFRUN_ENDINGS_H

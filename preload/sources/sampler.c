@@ -6,14 +6,14 @@
  * given to whatever disposition the target had before us, so installing the
  * profiler does not change what such a signal does.
  *
- * Layer: event sources; what may run in a signal handler or inside malloc
+ * Layer: sources; what may run in a signal handler or inside malloc
  * is marked async-signal-safe, here and in the header.
  */
 #include "sampler.h"
 
 #include "altstack.h"
 #include "gate.h"
-#include "masks.h"
+#include "sigview.h"
 #include "real.h"
 #include "stacks.h"
 #include "state.h"
@@ -170,7 +170,7 @@ handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	if (!timer_signal_is_ours(si)) {
-		if (!masks_hold(si))
+		if (!sigview_hold(si))
 			pass_on(sig, si, ucv);
 		errno = saved_errno;
 		return;

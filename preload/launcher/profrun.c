@@ -11,6 +11,9 @@
  * FILE.old, as perf does with perf.data.
  *
  * Not part of the preloaded library: the launcher, an ordinary program.
+ *
+ * Layer: launcher, apart from the library: it links log, state, sys
+ * (base) and timer (core), and none of the library's wrappers.
  */
 #include "log.h"
 #include "spool.h"
