@@ -60,7 +60,19 @@ enum thread_busy {
 	THREAD_BUSY_SPACE = 2, /* the space sampler: unwinding, appending */
 };
 
+/* A thread's slot. One list kept on purpose, as jemalloc's tsd is: it
+ * also carries fields of other modules, some above the core (timer.c,
+ * stacks.c and altstack.c below or beside it; sampler.c, alloc.c,
+ * calls.c and life/preload.c above; each group below names its owner,
+ * which alone reads and writes it). The signal
+ * handler and the allocation wrappers reach a thread's state through
+ * one initial-exec TLS pointer and nothing they can fault on, and a slot
+ * is claimed before the thread runs, in memory mapped once: a list of
+ * per-module blocks registered at start would cost an indirection and
+ * an allocation at thread start on those paths. A module that needs
+ * per-thread state adds its group here, saying so. */
 struct thread_slot {
+	/* threads.c (the core): the slot's life, its thread, its stream. */
 	_Atomic int state;            /* enum thread_state */
 	_Atomic uint32_t handler_seq; /* odd while a sampling handler runs */
 	volatile sig_atomic_t busy;   /* the thread itself is pushing a record:
@@ -75,6 +87,7 @@ struct thread_slot {
 	pthread_t pthread;
 	struct appender_stream stream;
 	uint64_t stack_lo, stack_hi;  /* 0, 0 when unknown */
+	/* timer.c: the thread's timer (perf event or POSIX timer). */
 	_Atomic int perf_fd;          /* -1 when none */
 	uint64_t perf_id;             /* its PERF_EVENT_IOC_ID (timer.c) */
 	void *_Atomic perf_page;      /* its first page, mapped (timer.c) */
@@ -86,6 +99,7 @@ struct thread_slot {
 	uint64_t rng;
 	uint32_t jitter_left;         /* samples before the next draw */
 	timer_t timer;
+	/* life/preload.c: what pthread_create hands the new thread. */
 	void *(*start_fn)(void *);
 	void *start_arg;
 	uint64_t cpu_base_ns;         /* its CPU time when this image got it,
