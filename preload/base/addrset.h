@@ -55,7 +55,7 @@ struct addrset {
 	_Atomic uint64_t slot[ADDRSET_BUCKETS][ADDRSET_WAYS]; /* 0: free */
 };
 
-/* The filter byte of an address: its bits 4 to 17. */
+/* The filter byte of an address: its bits 4 to 17. async-signal-safe */
 static inline uint32_t
 addrset_filter_index(uint64_t addr)
 {
@@ -63,7 +63,8 @@ addrset_filter_index(uint64_t addr)
 }
 
 /* The bucket of an address's slots: a multiplicative hash of all its bits
- * above the 16-byte alignment, for an even spread whatever the pattern. */
+ * above the 16-byte alignment, for an even spread whatever the pattern.
+ * async-signal-safe */
 static inline uint32_t
 addrset_bucket(uint64_t addr)
 {
@@ -76,7 +77,7 @@ addrset_bucket(uint64_t addr)
  * memory. A relaxed atomic load would be a load and a test, one
  * instruction more on every free (GCC does not fold an atomic load into
  * a compare); on x86-64 the compare reads the byte in one access, which
- * is all a relaxed load promises. */
+ * is all a relaxed load promises. async-signal-safe */
 static inline int
 addrset_maybe(const struct addrset *s, uint64_t addr)
 {

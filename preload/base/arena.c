@@ -34,6 +34,8 @@ struct hdr {
 
 _Static_assert(sizeof(struct hdr) == ARENA_ALIGN, "a header per alignment");
 
+/* A spinlock taken with every signal blocked, so that no handler on this
+ * thread can come to wait for it. async-signal-safe */
 static void
 lock(sigset_t *old)
 {
@@ -45,6 +47,7 @@ lock(sigset_t *old)
 		sched_yield();
 }
 
+/* async-signal-safe */
 static void
 unlock(const sigset_t *old)
 {
@@ -52,12 +55,14 @@ unlock(const sigset_t *old)
 	real_mask(SIG_SETMASK, old, NULL);
 }
 
+/* async-signal-safe */
 int
 arena_owns(const void *p)
 {
 	return (uintptr_t)p - (uintptr_t)arena.mem < ARENA_SIZE;
 }
 
+/* async-signal-safe */
 static struct hdr
 hdr_of(const void *p)
 {
@@ -66,6 +71,7 @@ hdr_of(const void *p)
 	return h;
 }
 
+/* async-signal-safe */
 void *
 arena_alloc(size_t n, size_t align)
 {
@@ -99,6 +105,7 @@ arena_alloc(size_t n, size_t align)
 	return (void *)u;
 }
 
+/* async-signal-safe */
 void
 arena_free(void *p)
 {
@@ -111,12 +118,14 @@ arena_free(void *p)
 	unlock(&old);
 }
 
+/* async-signal-safe */
 size_t
 arena_size(const void *p)
 {
 	return (size_t)hdr_of(p).size;
 }
 
+/* async-signal-safe */
 void *
 arena_resize(void *p, size_t n)
 {

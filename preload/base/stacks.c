@@ -32,6 +32,7 @@ _Static_assert(sizeof(struct stacks_table) <= 4096,
 
 static _Atomic uint32_t next_stream = 1;
 
+/* async-signal-safe */
 uint32_t
 stacks_new_stream(void)
 {
@@ -40,6 +41,7 @@ stacks_new_stream(void)
 	return id ? id : atomic_fetch_add(&next_stream, 1);
 }
 
+/* async-signal-safe */
 static size_t
 slots_bytes(uint32_t n)
 {
@@ -47,7 +49,8 @@ slots_bytes(uint32_t n)
 }
 
 /* A fresh zero page for a table, at the same address when addr is not
- * NULL (a table of another stream: its slots mapped apart go first). */
+ * NULL (a table of another stream: its slots mapped apart go first).
+ * async-signal-safe */
 static struct stacks_table *
 map_table(struct stacks_table *addr)
 {
@@ -65,6 +68,7 @@ map_table(struct stacks_table *addr)
 	return tab;
 }
 
+/* async-signal-safe */
 struct stacks_table *
 stacks_table_for(struct stacks_table **tabp, uint32_t stream)
 {
@@ -87,7 +91,8 @@ stacks_capacity(const struct stacks_table *tab)
 }
 
 /* The slot of hashes h1, h2 in slots of mask: theirs, or the free one
- * where they would go. The caller keeps a free slot in the table. */
+ * where they would go. The caller keeps a free slot in the table.
+ * async-signal-safe */
 static uint32_t
 probe(const struct stacks_slot *slots, uint32_t mask, uint64_t h1,
       uint64_t h2)
@@ -101,7 +106,7 @@ probe(const struct stacks_slot *slots, uint32_t mask, uint64_t h1,
 /* Doubles the table's slots into a mapping of its own. Returns 0, or -1
  * when there is no mapping (the table stays as it was). The rehash writes
  * nearly every page of the new slots, so they are mapped populated: one
- * system call rather than a fault a page. */
+ * system call rather than a fault a page. async-signal-safe */
 static int
 grow(struct stacks_table *tab)
 {
@@ -124,13 +129,14 @@ grow(struct stacks_table *tab)
 }
 
 /* Whether a new stack fits without filling the table past three
- * quarters. */
+ * quarters. async-signal-safe */
 static int
 has_room(const struct stacks_table *tab)
 {
 	return tab->count < (tab->mask + 1) / 4 * 3;
 }
 
+/* async-signal-safe */
 static uint64_t
 mix(uint64_t h, uint64_t v, uint64_t k)
 {
@@ -138,6 +144,7 @@ mix(uint64_t h, uint64_t v, uint64_t k)
 	return h ^ (h >> 31);
 }
 
+/* async-signal-safe */
 void
 stacks_find(struct stacks_table *tab, uint16_t flags, const uint64_t *pcs,
 	    uint32_t depth, struct stacks_probe *p)
@@ -171,12 +178,14 @@ stacks_find(struct stacks_table *tab, uint16_t flags, const uint64_t *pcs,
 	p->slot = i;
 }
 
+/* async-signal-safe */
 uint32_t
 stacks_next_id(const struct stacks_table *tab, const struct stacks_probe *p)
 {
 	return p->slot < STACKS_SLOTS ? tab->count + 1 : 0;
 }
 
+/* async-signal-safe */
 void
 stacks_add(struct stacks_table *tab, const struct stacks_probe *p)
 {
@@ -188,6 +197,7 @@ stacks_add(struct stacks_table *tab, const struct stacks_probe *p)
 	s->id = ++tab->count;
 }
 
+/* async-signal-safe */
 void
 stacks_last(const struct stacks_table *tab, uint64_t *time_ns,
 	    uint64_t *weight)
@@ -196,6 +206,7 @@ stacks_last(const struct stacks_table *tab, uint64_t *time_ns,
 	*weight = tab->last_weight;
 }
 
+/* async-signal-safe */
 void
 stacks_set_last(struct stacks_table *tab, uint64_t time_ns, uint64_t weight)
 {
@@ -203,6 +214,7 @@ stacks_set_last(struct stacks_table *tab, uint64_t time_ns, uint64_t weight)
 	tab->last_weight = weight;
 }
 
+/* async-signal-safe */
 struct spool_space_chain *
 stacks_space_chain(struct stacks_table *tab)
 {

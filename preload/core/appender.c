@@ -457,6 +457,7 @@ appender_append(struct appender_stream *s, const void *rec, size_t len)
  * leave half of it. async-signal-safe */
 typedef uint32_t __attribute__((aligned(1), may_alias)) unaligned_u32;
 
+/* async-signal-safe */
 static void
 store_len(uint8_t *p, uint32_t v)
 {

@@ -22,7 +22,7 @@ _Atomic unsigned gate_shut;
 
 static _Atomic uint64_t taken; /* samples counted, for the sample limit */
 
-/* Whether now lies before the delay or after the duration. */
+/* Whether now lies before the delay or after the duration. async-signal-safe */
 static int
 timed_off(void)
 {
@@ -41,12 +41,14 @@ gate_init(int paused, int toggled)
 				 (toggled ? SHUT_TOGGLED : 0u));
 }
 
+/* async-signal-safe */
 int
 gate_open(void)
 {
 	return gate_shut_now() == 0 && !timed_off();
 }
 
+/* async-signal-safe */
 void
 gate_count_sample(void)
 {
@@ -55,6 +57,7 @@ gate_count_sample(void)
 		atomic_fetch_or(&gate_shut, SHUT_LIMIT);
 }
 
+/* async-signal-safe */
 void
 gate_size(int reached)
 {
@@ -79,6 +82,7 @@ gate_resume(void)
 		;
 }
 
+/* async-signal-safe */
 void
 gate_toggle(void)
 {

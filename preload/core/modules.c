@@ -179,6 +179,7 @@ modules_parse_eh_hdr(const uint8_t *h, struct module_view *v)
 	v->eh_table = v->eh_hdr + 4 + ptr_size + 4;
 }
 
+/* async-signal-safe */
 static void
 find_text(struct found *f)
 {

@@ -45,6 +45,7 @@ threads_self(void)
 	return self;
 }
 
+/* async-signal-safe */
 uint32_t
 threads_used(void)
 {
@@ -280,6 +281,7 @@ threads_push(struct thread_slot *t, const void *rec, size_t len)
 	return rc;
 }
 
+/* async-signal-safe */
 int
 threads_emit(const void *rec, size_t len)
 {

@@ -230,6 +230,7 @@ keep_alive(struct thread_slot *t, int fd)
 	atomic_store(&t->perf_page, page == MAP_FAILED ? NULL : page);
 }
 
+/* async-signal-safe */
 int
 timer_jitters(void)
 {

@@ -513,9 +513,11 @@ end_for_seccomp(void)
 }
 
 /* glibc has no seccomp() function: programs and libseccomp call
- * syscall(SYS_seccomp, ...). Everything else is passed straight on, the
- * library's own calls included (from signal handlers: nothing here may
- * do more than compare). async-signal-safe */
+ * syscall(SYS_seccomp, ...). Everything else is passed straight on (a
+ * program may call syscall() in its own signal handlers: nothing here
+ * but the seccomp case does more than compare). The library's own system
+ * calls never come here (base/sys.h). Not async-signal-safe for
+ * SYS_seccomp, which ends profiling. */
 __attribute__((visibility("default"))) long
 syscall(long nr, ...)
 {

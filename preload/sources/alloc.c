@@ -205,7 +205,7 @@ own_free(void *p)
  * (when known). A move is uncounted and unsampled: the call that asked is
  * counted already, and a block of the target's here was allocated before
  * the real functions were known. realloc(p, 0) frees p and returns NULL,
- * as glibc's does. */
+ * as glibc's does. async-signal-safe */
 static void *
 own_realloc(void *p, size_t n, int stay)
 {
@@ -440,7 +440,8 @@ alloc_expired(struct alloc_tls *a, size_t n)
 }
 
 /* The slot of the calling thread, binding an adopted one (a thread that
- * was running before the library started) on its first sample. */
+ * was running before the library started) on its first sample.
+ * async-signal-safe */
 static struct thread_slot *
 own_slot(void)
 {
@@ -456,7 +457,7 @@ own_slot(void)
 
 /* Drops the frames of this library from the top of the stack but the
  * outermost, which is the wrapper the target called. Returns how many to
- * skip. */
+ * skip. async-signal-safe */
 static uint32_t
 own_frames(const uint64_t *pcs, uint32_t depth)
 {
@@ -468,7 +469,8 @@ own_frames(const uint64_t *pcs, uint32_t depth)
 
 /* Unwinds the calling thread from uc, captured in a wrapper's slow path
  * (so that only that function and the wrapper are frames of ours to walk
- * through), into pcs. Returns the depth; *flags gets SPOOL_SAMPLE_* bits. */
+ * through), into pcs. Returns the depth; *flags gets SPOOL_SAMPLE_* bits.
+ * async-signal-safe */
 static uint32_t
 own_stack(struct thread_slot *t, const ucontext_t *uc, uint64_t *pcs,
 	  uint32_t *flags)
@@ -687,7 +689,8 @@ record_deferred(struct thread_slot *t)
 }
 
 /* Records that the sampled block at addr was released at time_ns.
- * async-signal-safe but for threads_emit (threads without a slot). */
+ * threads_emit, for a thread without a slot, only tries the shared
+ * stream's lock. async-signal-safe */
 static void __attribute__((noinline))
 record_free(uint64_t addr, uint64_t time_ns)
 {
@@ -728,7 +731,7 @@ record_free(uint64_t addr, uint64_t time_ns)
 
 /* The slow path of a release: p may be a sampled block, or the arena's
  * (pinned in the set), which goes back to the arena. Returns 1 for the
- * arena's block, which the real allocator must not see. */
+ * arena's block, which the real allocator must not see. async-signal-safe */
 int __attribute__((noinline))
 alloc_forget(void *p)
 {
@@ -749,6 +752,7 @@ alloc_forget(void *p)
  * serves it from the arena, or from the real allocator when the arena
  * has no block for it. */
 
+/* async-signal-safe */
 static void * __attribute__((noinline))
 malloc_slow(size_t n)
 {
@@ -776,6 +780,7 @@ malloc(size_t n)
 	return REAL(malloc)(n);
 }
 
+/* async-signal-safe */
 static void * __attribute__((noinline))
 calloc_slow(size_t k, size_t size, size_t n)
 {
@@ -809,7 +814,8 @@ calloc(size_t k, size_t size)
 	return REAL(calloc)(k, size);
 }
 
-/* An aligned allocation by fn, whose real function is call(align, n). */
+/* An aligned allocation by fn, whose real function is call(align, n).
+ * async-signal-safe */
 static void * __attribute__((noinline))
 aligned_slow(real_memalign_fn call, size_t align, size_t n,
 	     enum spool_alloc_fn fn)
@@ -826,6 +832,7 @@ aligned_slow(real_memalign_fn call, size_t align, size_t n,
 	return p;
 }
 
+/* async-signal-safe */
 static inline void *
 aligned(real_memalign_fn call, size_t align, size_t n, enum spool_alloc_fn fn)
 {
@@ -881,6 +888,7 @@ pvalloc(size_t n)
 	return aligned(call_pvalloc, 0, bytes, SPOOL_ALLOC_FN_PVALLOC);
 }
 
+/* async-signal-safe */
 static int __attribute__((noinline))
 posix_memalign_slow(void **out, size_t align, size_t n)
 {
@@ -926,6 +934,7 @@ struct realloc_call {
 	int flags;
 };
 
+/* async-signal-safe */
 static void * __attribute__((noinline))
 realloc_slow(const struct realloc_call *c, enum spool_alloc_fn fn)
 {
@@ -1169,6 +1178,7 @@ alloc_start(uint64_t interval)
 	alloc_self.cd.armed = 0;
 }
 
+/* async-signal-safe */
 void
 alloc_thread_attach(struct thread_slot *t)
 {

@@ -253,7 +253,7 @@ alloc_dlclosed(void)
 	atomic_store(&cxx.state, 0);
 }
 
-/* Form op's real function. */
+/* Form op's real function. async-signal-safe */
 static inline void *
 cxx_real(enum cxx_op op)
 {
@@ -261,13 +261,14 @@ cxx_real(enum cxx_op op)
 	return likely(f != NULL) ? f : cxx_resolve(op);
 }
 
+/* async-signal-safe */
 static inline enum cxx_mode
 cxx_mode(enum cxx_op op)
 {
 	return (enum cxx_mode)__atomic_load_n(&cxx.mode[op], __ATOMIC_ACQUIRE);
 }
 
-/* Form op's real function once its mode is known. */
+/* Form op's real function once its mode is known. async-signal-safe */
 static inline void *
 cxx_known(enum cxx_op op)
 {
@@ -276,7 +277,7 @@ cxx_known(enum cxx_op op)
 
 /* Whether form op's call to f, a first one, is to teach its mode: not
  * while another thread looks the real ones up (f is a stand-in), nor
- * inside the guard. */
+ * inside the guard. async-signal-safe */
 static inline int
 cxx_probing(enum cxx_op op, void *f)
 {
@@ -284,7 +285,7 @@ cxx_probing(enum cxx_op op, void *f)
 	       f == __atomic_load_n(&cxx.fn[op], __ATOMIC_ACQUIRE);
 }
 
-/* The calling thread's calls of the C wrappers so far. */
+/* The calling thread's calls of the C wrappers so far. async-signal-safe */
 static uint64_t
 c_calls(void)
 {
@@ -294,6 +295,7 @@ c_calls(void)
 	return sum;
 }
 
+/* async-signal-safe */
 static void
 cxx_learn(enum cxx_op op, uint64_t c_calls_before)
 {
@@ -313,7 +315,7 @@ typedef void (*delete_sized_aligned_fn)(void *, size_t, size_t);
 typedef void (*delete_aligned_nothrow_fn)(void *, size_t, const void *);
 
 /* Calls the real new form op (f) for n bytes aligned to align (0: the
- * default) with the caller's nothrow tag nt. */
+ * default) with the caller's nothrow tag nt. async-signal-safe */
 static inline void *
 cxx_call_new(enum cxx_op op, void *f, size_t n, size_t align, const void *nt)
 {
@@ -333,7 +335,8 @@ cxx_call_new(enum cxx_op op, void *f, size_t n, size_t align, const void *nt)
 }
 
 /* The slow path of a new form: a sample point reached, the form's mode
- * not known yet (a first call, or a stand-in's call), or the guard set. */
+ * not known yet (a first call, or a stand-in's call), or the guard set.
+ * async-signal-safe */
 static void * __attribute__((noinline))
 cxx_new_slow(enum cxx_op op, size_t n, size_t align, const void *nt)
 {
@@ -434,7 +437,7 @@ _ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align, const void *nt)
 }
 
 /* Calls the real delete form op (f) of p with the form's other
- * arguments x and y (a size, an alignment, a nothrow tag). */
+ * arguments x and y (a size, an alignment, a nothrow tag). async-signal-safe */
 static void
 cxx_call_delete(enum cxx_op op, void *f, void *p, uintptr_t x, uintptr_t y)
 {
@@ -465,7 +468,7 @@ cxx_call_delete(enum cxx_op op, void *f, void *p, uintptr_t x, uintptr_t y)
 
 /* The slow path of a delete form: p may be sampled or the arena's, or
  * the form's mode is not known yet (a first call of a non-null pointer
- * teaches it). */
+ * teaches it). async-signal-safe */
 static void __attribute__((noinline))
 cxx_delete_slow(enum cxx_op op, void *p, uintptr_t x, uintptr_t y)
 {

@@ -63,7 +63,7 @@ extern struct addrset alloc_sampled;
 
 /* A plain increment (one instruction): only the owner writes its
  * counters; others (alloc_finish) read them with relaxed atomic loads of
- * aligned words, which cannot tear. */
+ * aligned words, which cannot tear. async-signal-safe */
 static inline void
 count(struct alloc_tls *a, enum spool_alloc_fn fn)
 {
@@ -173,7 +173,7 @@ alloc_forget(void *p);
 
 /* What every release does first: one byte load unless p may be sampled.
  * Returns 1 for the arena's block, which the real allocator must not
- * see. */
+ * see. async-signal-safe */
 static inline int
 release(void *p)
 {

@@ -11,10 +11,10 @@
 #   NAME.expected  stdout, "--- stderr", stderr, "--- exit N", with the
 #                  same directories written as @SRC@, @BUILD@ and @TMP@,
 #                  and unnamed frames mkspool placed by function name
-#                  written as BASENAME+NAME+OFF (see tests/mkspool.c)
+#                  written as BASENAME+NAME+OFF (see tests/tools/mkspool.c)
 #
 # JSON output is also checked to parse, with python3 -m json.tool, and
-# to follow man/profanalyze.schema.json (tests/check-json-schema.py);
+# to follow man/profanalyze.schema.json (tests/tools/check-json-schema.py);
 # --diff --format=json output, man/profanalyze-diff.schema.json.
 # profanalyze runs under timeout(1): a case that would block forever (on
 # a FIFO, say) fails with exit 124 instead of hanging the suite.
@@ -68,7 +68,7 @@ fi
 case " $args " in
 *" --diff "*" --format=json "*)
 	# --diff's JSON follows man/profanalyze-diff.schema.json.
-	if ! python3 "$src/tests/check-json-schema.py" \
+	if ! python3 "$src/tests/tools/check-json-schema.py" \
 		"$src/man/profanalyze-diff.schema.json" "$tmp/stdout"
 	then
 		echo "golden $name: --diff JSON does not follow the schema"
@@ -82,7 +82,7 @@ case " $args " in
 		exit 1
 	fi
 	# and follows its documented schema (man/profanalyze.schema.json).
-	if [ $rc -eq 0 ] && ! python3 "$src/tests/check-json-schema.py" \
+	if [ $rc -eq 0 ] && ! python3 "$src/tests/tools/check-json-schema.py" \
 		"$src/man/profanalyze.schema.json" "$tmp/stdout"
 	then
 		echo "golden $name: --json output does not follow the schema"

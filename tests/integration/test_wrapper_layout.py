@@ -28,7 +28,8 @@ def wrappers():
     the name on the line after each WRAPPER line."""
     names = []
     for f in ('alloc.c', 'alloc_cxx.c'):
-        path = os.path.join(os.environ['PROFRUN_SOURCE_ROOT'], 'preload', f)
+        path = os.path.join(os.environ['PROFRUN_SOURCE_ROOT'], 'preload',
+                            'sources', f)
         with open(path) as src:
             lines = src.read().splitlines()
         names += [lines[i + 1].split('(')[0] for i, line in

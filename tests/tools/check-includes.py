@@ -3,7 +3,7 @@
 
 An include of which nothing is used misleads a reader (export_mlmon.c
 including report_json.h read as if the exporter wrote JSON) and ties
-the file to a module it does not need, which tests/check-layers.py then
+the file to a module it does not need, which tests/tools/check-layers.py then
 holds against it. A header's names are what it declares at top level:
 its macros, struct, union and enum tags, enum constants, typedefs,
 functions and extern variables; a file uses the header when one of them

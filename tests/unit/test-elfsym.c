@@ -6,7 +6,7 @@
  * found by build-id and by .gnu_debuglink (CRC included), images in
  * memory (the vdso), and files that must give a reason instead of a
  * crash: missing, not ELF, without .text or section headers, cut short,
- * damaged in known ways (tests/elfmangle.c) and with random bytes
+ * damaged in known ways (tests/tools/elfmangle.c) and with random bytes
  * overwritten. Each reason's wording is asserted. FIFOs and devices in
  * the place of a module or of a debug file are refused unread (a test
  * that blocks on one fails by its timeout). Symbol versions: names as
@@ -495,7 +495,7 @@ START_TEST(elfsym_scribbled_copies_do_not_crash)
 }
 END_TEST
 
-/* ---- damaged copies (tests/elfmangle.c): one wording each ---- */
+/* ---- damaged copies (tests/tools/elfmangle.c): one wording each ---- */
 
 static const struct {
 	const char *file;
