@@ -2,23 +2,16 @@
  * profanalyze: reads a profrun spool and prints a report.
  *
  * main joins the stages of cli/: the command line (options), then one
- * of the three ways to run: --follow and --diff (here, for now), or the
- * report of the spools (run). Exit status: 0 when a report was written (warnings
+ * of the three ways to run: --follow, --diff, or the report of the
+ * spools (run). Exit status: 0 when a report was written (warnings
  * included), 1 when the input could not be read or the output not
  * written, 2 for usage errors, 3 when --diff's gate failed.
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "diag.h"
 #include "diff.h"
 #include "export.h"
+#include "follow.h"
 #include "hide.h"
 #include "options.h"
 #include "outfile.h"
@@ -26,123 +19,6 @@
 #include "run.h"
 #include "spools.h"
 #include "xmalloc.h"
-
-/* Whether the process that writes p's spool is gone: it has a pid, and
- * no process has it now. */
-static bool
-writer_gone(const struct profile *p)
-{
-	return p->hdr.has_process && p->hdr.pid &&
-	       kill((pid_t)p->hdr.pid, 0) < 0 && errno == ESRCH;
-}
-
-static void
-sleep_seconds(double secs)
-{
-	struct timespec ts = { (time_t)secs,
-			       (long)((secs - (double)(time_t)secs) * 1e9) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* Writes one --follow report of p (which it frees) to standard output,
- * after a line that says when and whether the program still runs, the
- * screen cleared first on a terminal. */
-static int
-follow_report(struct options *o, struct profile *p, bool running)
-{
-	char when[32];
-	time_t now = time(NULL);
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-	if (isatty(STDOUT_FILENO))
-		fputs("\033[H\033[2J", stdout);
-	printf("profanalyze --follow: %s at %s: %s, %llu samples\n\n",
-	       o->spool, when, running ? "running" : "ended",
-	       (unsigned long long)p->hdr.samples);
-	if (o->report != REPORT_CALL_COUNTS && o->report != REPORT_THREADS)
-		p = hide_apply_take(p, &o->hide);
-	int ret = run_write_report(o, p);
-	profile_free(p);
-	fflush(stdout);
-	return ret;
-}
-
-/* Reads path as the one spool of o (quietly, when quiet). */
-static struct profile *
-follow_load(struct options *o, char *path, bool quiet, int *status)
-{
-	char *spools[1] = { path };
-	struct options one = *o;
-	one.spool = path;
-	one.spools = spools;
-	one.nspools = 1;
-	diag_set_quiet(quiet);
-	struct profile *p = spools_load(&one, status);
-	diag_set_quiet(false);
-	return p;
-}
-
-/* --follow: the report every interval while profrun writes the spool
- * (SPOOL.PID.N.tmp, or SPOOL itself when the library was preloaded
- * without profrun), until its footer appears or its writer is gone
- * without one (killed); then the last report, of SPOOL once profrun has
- * put it in place, with the warnings the earlier ones kept quiet. */
-static int
-follow(struct options *o)
-{
-	double secs = o->interval ? o->interval : 2.0;
-	bool waiting = false;
-
-	for (;;) {
-		struct stat st;
-		char *path = spools_running(o->spool, NULL);
-		if (!path && stat(o->spool, &st) == 0)
-			path = xstrdup(o->spool);
-		if (!path) {
-			if (!waiting)
-				diag_note("%s: waiting for the spool to appear",
-					  o->spool);
-			waiting = true;
-			sleep_seconds(secs);
-			continue;
-		}
-		int status = EXIT_FAILURE;
-		struct profile *p = follow_load(o, path, true, &status);
-		if (!p) {
-			/* A spool created a moment ago may lack its header;
-			 * one renamed into place a moment ago is SPOOL. */
-			if (stat(path, &st) < 0 ||
-			    (st.st_size < 4096 && status != EXIT_USAGE)) {
-				free(path);
-				sleep_seconds(secs);
-				continue;
-			}
-			free(path);
-			return status;
-		}
-		if (!p->hdr.complete && !writer_gone(p)) {
-			int ret = follow_report(o, p, true);
-			free(path);
-			if (ret)
-				return ret;
-			sleep_seconds(secs);
-			continue;
-		}
-		/* Ended: read again, aloud. (profrun renames the temporary
-		 * spool to SPOOL right after; if that happens first, the
-		 * next round reads SPOOL.) */
-		profile_free(p);
-		p = follow_load(o, path, false, &status);
-		if (!p && stat(path, &st) < 0) {
-			free(path);
-			continue;
-		}
-		free(path);
-		if (!p)
-			return status;
-		return follow_report(o, p, false);
-	}
-}
 
 /* One run of --diff: a spool (with --children its process tree), hidden
  * functions collapsed. NULL after an error line. */
@@ -206,7 +82,7 @@ main(int argc, char **argv)
 
 	options_parse(&o, argc, argv);
 	if (o.follow) {
-		ret = follow(&o);
+		ret = follow_run(&o);
 		options_free(&o);
 		return ret;
 	}
