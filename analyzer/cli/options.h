@@ -1,7 +1,7 @@
 /*
  * options: profanalyze's command line, parsed and checked into one
- * struct options that the stages of a run read (run.h, follow.h, and
- * main.c's --diff). A usage error is one line on stderr and exit status 2.
+ * struct options that the stages of a run read (run.h, follow.h,
+ * diffrun.h). A usage error is one line on stderr and exit status 2.
  */
 #ifndef PROFANALYZE_OPTIONS_H
 #define PROFANALYZE_OPTIONS_H
