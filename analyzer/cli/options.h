@@ -33,18 +33,6 @@ enum report_kind {
 	REPORT_ANNOTATE, /* --disassemble, --list */
 };
 
-/* Options given that only some reports use, checked after parsing. */
-#define GIVEN_ORDER 0x1u
-#define GIVEN_STYLE 0x2u
-#define GIVEN_RACKET 0x4u   /* --hide-self, --hide-subs */
-#define GIVEN_OUTLINE 0x8u  /* --root, --max-indent */
-#define GIVEN_FRACTION 0x10u
-#define GIVEN_VIEW 0x20u     /* --alloc, --inuse, --peak */
-#define GIVEN_THRESHOLD 0x40u
-#define GIVEN_DIFF 0x80u      /* options of --diff only */
-#define GIVEN_NODE_COUNT 0x100u
-#define GIVEN_INLINE 0x200u   /* --inline */
-
 struct options {
 	enum report_kind report;
 	bool racket;
@@ -52,7 +40,7 @@ struct options {
 	 * --no-inline): --disassemble and --list take their FUNCTION from
 	 * that profile. */
 	bool shown_inline;
-	unsigned given;       /* GIVEN_* */
+	uint64_t given;       /* 1 << each option given (options.c's ids) */
 	double threshold_pct;
 	double fractional_pct;
 	double hide_self_pct, hide_subs_pct;
