@@ -59,9 +59,9 @@ follow_report(struct options *o, struct profile *p, bool running)
 
 /* Reads path as the one spool of o (quietly, when quiet). */
 static struct profile *
-follow_load(struct options *o, char *path, bool quiet, int *status)
+follow_load(struct options *o, const char *path, bool quiet, int *status)
 {
-	char *spools[1] = { path };
+	char *spools[1] = { (char *)path };
 	struct options one = *o;
 	one.spool = path;
 	one.spools = spools;
@@ -70,6 +70,62 @@ follow_load(struct options *o, char *path, bool quiet, int *status)
 	struct profile *p = spools_load(&one, status);
 	diag_set_quiet(false);
 	return p;
+}
+
+/* The spool to read this round: the temporary one profrun writes, or
+ * SPOOL. NULL while there is neither (with a note the first time). */
+static char *
+follow_path(const struct options *o, bool *waiting)
+{
+	struct stat st;
+	char *path = spools_running(o->spool, NULL);
+
+	if (!path && stat(o->spool, &st) == 0)
+		path = xstrdup(o->spool);
+	if (!path && !*waiting)
+		diag_note("%s: waiting for the spool to appear", o->spool);
+	if (!path)
+		*waiting = true;
+	return path;
+}
+
+enum follow_next {
+	FOLLOW_SLEEP, /* another round after the interval */
+	FOLLOW_NOW,   /* another round at once */
+	FOLLOW_DONE,
+};
+
+/* One round over path: a report while the program runs, the last one
+ * once it has ended. *ret is the exit status when it is FOLLOW_DONE. */
+static enum follow_next
+follow_round(struct options *o, const char *path, int *ret)
+{
+	struct stat st;
+	int status = EXIT_FAILURE;
+	struct profile *p = follow_load(o, path, true, &status);
+
+	if (!p) {
+		/* A spool created a moment ago may lack its header; one
+		 * renamed into place a moment ago is SPOOL. */
+		if (stat(path, &st) < 0 ||
+		    (st.st_size < 4096 && status != EXIT_USAGE))
+			return FOLLOW_SLEEP;
+		*ret = status;
+		return FOLLOW_DONE;
+	}
+	if (!p->hdr.complete && !writer_gone(p)) {
+		*ret = follow_report(o, p, true);
+		return *ret ? FOLLOW_DONE : FOLLOW_SLEEP;
+	}
+	/* Ended: read again, aloud. (profrun renames the temporary spool
+	 * to SPOOL right after; if that happens first, the next round
+	 * reads SPOOL.) */
+	profile_free(p);
+	p = follow_load(o, path, false, &status);
+	if (!p && stat(path, &st) < 0)
+		return FOLLOW_NOW;
+	*ret = p ? follow_report(o, p, false) : status;
+	return FOLLOW_DONE;
 }
 
 /* --follow: the report every interval while profrun writes the spool
@@ -82,54 +138,16 @@ follow_run(struct options *o)
 {
 	double secs = o->interval ? o->interval : 2.0;
 	bool waiting = false;
+	int ret = 0;
 
 	for (;;) {
-		struct stat st;
-		char *path = spools_running(o->spool, NULL);
-		if (!path && stat(o->spool, &st) == 0)
-			path = xstrdup(o->spool);
-		if (!path) {
-			if (!waiting)
-				diag_note("%s: waiting for the spool to appear",
-					  o->spool);
-			waiting = true;
-			sleep_seconds(secs);
-			continue;
-		}
-		int status = EXIT_FAILURE;
-		struct profile *p = follow_load(o, path, true, &status);
-		if (!p) {
-			/* A spool created a moment ago may lack its header;
-			 * one renamed into place a moment ago is SPOOL. */
-			if (stat(path, &st) < 0 ||
-			    (st.st_size < 4096 && status != EXIT_USAGE)) {
-				free(path);
-				sleep_seconds(secs);
-				continue;
-			}
-			free(path);
-			return status;
-		}
-		if (!p->hdr.complete && !writer_gone(p)) {
-			int ret = follow_report(o, p, true);
-			free(path);
-			if (ret)
-				return ret;
-			sleep_seconds(secs);
-			continue;
-		}
-		/* Ended: read again, aloud. (profrun renames the temporary
-		 * spool to SPOOL right after; if that happens first, the
-		 * next round reads SPOOL.) */
-		profile_free(p);
-		p = follow_load(o, path, false, &status);
-		if (!p && stat(path, &st) < 0) {
-			free(path);
-			continue;
-		}
+		char *path = follow_path(o, &waiting);
+		enum follow_next next = path ? follow_round(o, path, &ret) :
+					       FOLLOW_SLEEP;
 		free(path);
-		if (!p)
-			return status;
-		return follow_report(o, p, false);
+		if (next == FOLLOW_DONE)
+			return ret;
+		if (next == FOLLOW_SLEEP)
+			sleep_seconds(secs);
 	}
 }

@@ -277,6 +277,43 @@ write_processes(const struct options *o)
 	return outfile_commit(&out) < 0 ? 1 : 0;
 }
 
+/* The annotation of --disassemble's and --list's functions, found in p
+ * (an outline line number or an [inlined] frame in shown, when not
+ * NULL), their hits read again from the spools at paths[0..n). Returns
+ * the exit status. */
+static int
+write_annotation(struct options *o, const struct profile *p,
+		 struct profile *shown, char **paths, size_t n)
+{
+	struct report_outline_opts oo = {
+		.threshold_pct = o->threshold_pct,
+		.root = REPORT_OUTLINE_ALL,
+		.max_indent = REPORT_OUTLINE_ALL,
+		.max_depth = o->max_depth,
+	};
+	struct report_outline *outline = report_outline_new(shown ? shown : p,
+							    &oo);
+	struct annotate_opts ao = {
+		.disassemble = o->disassemble, .ndisassemble = o->ndisassemble,
+		.list = o->list, .nlist = o->nlist, .intel = o->intel,
+		.spool = o->spool, .paths = paths, .npaths = n,
+		.load = &o->load, .hide = &o->hide, .shown = shown,
+		.outline = outline,
+	};
+	struct annotate *a = annotate_new(p, &ao);
+	struct outfile out;
+	int ret = a ? EXIT_FAILURE : EXIT_USAGE;
+
+	if (a && outfile_open(&out, o->output) == 0) {
+		ret = annotate_write(out.fp, a) < 0 ? EXIT_FAILURE : 0;
+		if (outfile_commit(&out) < 0)
+			ret = EXIT_FAILURE;
+	}
+	annotate_free(a);
+	report_outline_free(outline);
+	return ret;
+}
+
 /* --disassemble and --list: the functions are found in p (an error
  * before any output when one is not), then the spools read again for
  * their hits. Returns the exit status. */
@@ -287,8 +324,6 @@ write_annotate(struct options *o, const struct profile *p)
 	size_t n;
 	int ret = EXIT_FAILURE;
 	struct profile *shown = NULL;
-	struct report_outline *outline = NULL;
-	struct annotate *a = NULL;
 	/* (Read before: what there was to warn about was said.) */
 	diag_set_quiet(true);
 	char **paths = spools_paths(o, fams, &n);
@@ -302,35 +337,8 @@ write_annotate(struct options *o, const struct profile *p)
 			shown = hide_apply_take(shown, &o->hide);
 	}
 	diag_set_quiet(false);
-	if (!paths || (o->shown_inline && !shown))
-		goto out;
-	struct report_outline_opts oo = {
-		.threshold_pct = o->threshold_pct,
-		.root = REPORT_OUTLINE_ALL,
-		.max_indent = REPORT_OUTLINE_ALL,
-		.max_depth = o->max_depth,
-	};
-	outline = report_outline_new(shown ? shown : p, &oo);
-	struct annotate_opts ao = {
-		.disassemble = o->disassemble, .ndisassemble = o->ndisassemble,
-		.list = o->list, .nlist = o->nlist, .intel = o->intel,
-		.spool = o->spool, .paths = paths, .npaths = n,
-		.load = &o->load, .hide = &o->hide, .shown = shown,
-		.outline = outline,
-	};
-	struct outfile out;
-	ret = EXIT_USAGE;
-	if (!(a = annotate_new(p, &ao)))
-		goto out;
-	ret = EXIT_FAILURE;
-	if (outfile_open(&out, o->output) == 0) {
-		ret = annotate_write(out.fp, a) < 0 ? EXIT_FAILURE : 0;
-		if (outfile_commit(&out) < 0)
-			ret = EXIT_FAILURE;
-	}
-out:
-	annotate_free(a);
-	report_outline_free(outline);
+	if (paths && (!o->shown_inline || shown))
+		ret = write_annotation(o, p, shown, paths, n);
 	profile_free(shown);
 	for (size_t i = 0; i < o->nspools; i++)
 		family_free(&fams[i]);
