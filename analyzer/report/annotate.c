@@ -555,7 +555,7 @@ collect(struct annotate *a)
 	lo.sample_hook_arg = a;
 	lo.sample_hook_sums = true; /* hits and weights, no times */
 	/* One frame per PC (loader_sample), as the report's profile was
-	 * read (main.c): the listings show inlined code themselves. */
+	 * read (cli/options.c): the listings show inlined code themselves. */
 	lo.resolve.no_inline = true;
 	int ret = 0;
 	/* The first read gave the warnings about these spools. */

@@ -382,7 +382,7 @@ dwfl_find(const struct elffile *f, const char *path, const char *root)
 			l.root = xasprintf("%s/%s", cwd, root);
 	}
 	/* With nothing in any place, only debuginfod could answer: when it
-	 * is off (main.c), libdw is not asked, which also spares loading
+	 * is off (cli/options.c), libdw is not asked, which also spares loading
 	 * libdebuginfod and libcurl (about 12 ms) on the first miss. */
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	dwfl_path = search_path(&l, f);

@@ -8,8 +8,10 @@
  * written to a file there. For the sets that read process trees
  * (--children, --processes), a second spool magic in the input starts a
  * second spool, written beside the first as a child's (in.spool.2). main() comes from analyzer/main.c, included
- * below under another name, so the harness runs exactly the program's
- * code: option parsing, loading, report choice and output files.
+ * below under another name, and the rest from the same libraries the
+ * program links (analyzer/cli/ among them), so the harness runs exactly
+ * the program's code: option parsing, loading, report choice and output
+ * files.
  *
  * The seeds (corpus/analyze) name their executable by the relative path
  * seed-target, copied into the scratch directory, which is the current
@@ -18,13 +20,17 @@
  * directory, not in the system's.
  */
 #include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fuzzdir.h"
 #include "spool.h"
+#include "srcline.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The analyzer's stages keep their order: a file under analyzer/STAGE/
 includes only headers of its own stage and of the stages below it
-(util < symbolize < profile < report < export; analyzer/meson.build says
-what each holds). Prints each include that goes upward and exits 1 when
+(util < symbolize < profile < report < export < cli; analyzer/meson.build
+says what each holds). Prints each include that goes upward and exits 1 when
 there is one; a header found in no stage or in two is an error too.
 
 usage: check-layers.py ANALYZER_DIR
@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-ORDER = ['util', 'symbolize', 'profile', 'report', 'export']
+ORDER = ['util', 'symbolize', 'profile', 'report', 'export', 'cli']
 
 
 def main():
