@@ -2,7 +2,8 @@
  * spool: encoder and decoder of the spool format (man/profspool.5).
  *
  * Both sides work on fixed memory: the encoder appends to a caller's buffer
- * (the preload library's writer thread must not touch the target's heap) and
+ * (the preload library, in signal handlers and malloc wrappers, must not
+ * touch the target's heap) and
  * the decoder walks a memory image of the file. Integers are read and written
  * byte by byte so that neither side depends on host endianness or alignment.
  */

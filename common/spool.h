@@ -376,7 +376,8 @@ struct spool_footer {
 	uint64_t size_limit_ns;
 };
 
-/* ---- encoder (no allocation; safe in the writer thread) ---- */
+/* ---- encoder (no allocation: safe in a signal handler and inside the
+ * library's malloc wrappers) ---- */
 
 /* A fixed-size output buffer. Writers append; overflow sets err. */
 struct spool_buf {

@@ -747,7 +747,7 @@ modules_readable(uint64_t addr, uint64_t len)
 void
 modules_unload_begin(void)
 {
-	/* A library loaded since the writer's last poll gets its load record
+	/* A library loaded since the table's last poll gets its load record
 	 * before it goes: its samples would otherwise have no module. */
 	modules_sync();
 	atomic_fetch_add(&unloading, 1);

@@ -37,7 +37,7 @@ void
 modules_on_change(void (*hook)(void));
 
 /* Takes the first snapshot of the loaded modules. Records are emitted by
- * the first modules_sync() after the writer is open. Returns 0 or -errno. */
+ * the first modules_sync() after the spool is open. Returns 0 or -errno. */
 int
 modules_init(void);
 
