@@ -348,12 +348,17 @@ lose_spool(void)
 /* Whether the file still has every chunk taken: it was cut (or emptied)
  * under us otherwise, and mapping a chunk of it would fault. The footer
  * cuts it too, but no chunk is taken after it (sealed, set before the
- * cut). async-signal-safe */
+ * cut). The end is read before the file's size: the end moves only past
+ * a chunk already given to the file (reserve_next), so a size read after
+ * it covers it, whatever other threads reserve meanwhile; read the other
+ * way round, a chunk another thread reserved in between looked like a
+ * spool cut under us. async-signal-safe */
 static int
 spool_whole(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size >= atomic_load(&next_off))
+	uint64_t end = atomic_load(&next_off);
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size >= end)
 		return 1;
 	if (!atomic_load(&sealed))
 		lose_spool();
