@@ -2,7 +2,8 @@
  * Unit tests of the sampling gate (preload/core/gate.c), built with the
  * base below it (state, log, sys): the start as configured (paused,
  * toggled off); pauses that nest and a start without a pause that is
- * ignored; the toggle, independent of pauses; the sample limit that
+ * ignored; the toggle, independent of pauses; none of these lost when
+ * threads change the gate at once; the sample limit that
  * closes the gate for good; the size limit that closes it until a new
  * spool; and the delay and duration, measured from the image's start
  * (prof_state.start_mono_ns, moved back here instead of waiting).
@@ -11,6 +12,7 @@
 #include "state.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -144,6 +146,45 @@ START_TEST(gate_size_stop)
 }
 END_TEST
 
+/* Pauses, toggles and stops from four threads at once: none is lost
+ * (read-modify-writes of the one word). Each thread pauses PAUSES
+ * times, toggles an even number of times and sets and clears the size
+ * stop; then PAUSES * 4 resumes open the gate, one fewer does not. */
+enum { PAUSES = 200000, THREADS = 4 };
+static pthread_barrier_t start_line;
+
+static void *
+hammer(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&start_line);
+	for (int i = 0; i < PAUSES; i++) {
+		gate_pause();
+		gate_toggle();
+		gate_size(1);
+		gate_toggle();
+		gate_size(0);
+	}
+	return NULL;
+}
+
+START_TEST(gate_concurrent_changes)
+{
+	pthread_t th[THREADS];
+	ck_assert_int_eq(pthread_barrier_init(&start_line, NULL, THREADS), 0);
+	for (int i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, hammer, NULL), 0);
+	for (int i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	for (int i = 0; i < PAUSES * THREADS - 1; i++)
+		gate_resume();
+	ck_assert(!gate_open());
+	gate_resume();
+	ck_assert_msg(gate_open(), "shut word 0x%x after every resume",
+		      gate_shut_now());
+}
+END_TEST
+
 /* Delay and duration, by the seconds since the start. */
 static const struct {
 	uint64_t delay, duration, elapsed; /* seconds */
@@ -195,6 +236,7 @@ gate_suite(void)
 	tcase_add_test(tc, gate_sample_limit);
 	tcase_add_test(tc, gate_no_sample_limit);
 	tcase_add_test(tc, gate_size_stop);
+	tcase_add_test(tc, gate_concurrent_changes);
 	tcase_add_loop_test(tc, gate_timed_table, 0, ARRAY_LEN(timed_cases));
 	suite_add_tcase(s, tc);
 	return s;
