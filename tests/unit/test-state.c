@@ -7,7 +7,9 @@
  * (inert, its other variables unread); prof_fd_raise moving a descriptor
  * to the lowest free number at or above the one asked for, close-on-exec,
  * closing the old one, or refusing (-EMFILE) above RLIMIT_NOFILE; and
- * prof_fd_raise_start, which lifts the soft limit for the move only.
+ * prof_fd_raise_start, which lifts the soft limit for the move only;
+ * prof_disable, which says why once; and the image's mark, which a
+ * forked child does not inherit.
  * Every check runs in a process of its own (the environment, stderr and
  * RLIMIT_NOFILE are changed).
  *
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -368,6 +371,44 @@ START_TEST(state_fd_raise_start)
 }
 END_TEST
 
+/* The first failure says why once; every one turns sampling off. */
+START_TEST(state_disable_once)
+{
+	atomic_store(&prof_state.enabled, 1);
+	prof_disable("the first reason");
+	ck_assert_int_eq(atomic_load(&prof_state.enabled), 0);
+	ck_assert_int_eq(atomic_load(&prof_state.disabled), 1);
+	atomic_store(&prof_state.enabled, 1);
+	prof_disable("the second reason");
+	ck_assert_int_eq(atomic_load(&prof_state.enabled), 0);
+	ck_assert_str_eq(stderr_text(),
+			 "profrun: the first reason; profiling disabled, the "
+			 "program continues\n");
+}
+END_TEST
+
+/* The image's mark: set here, wiped in a forked child (which must never
+ * write into the parent's spool), set again by a child that marks
+ * itself. */
+START_TEST(state_image_mark_fork)
+{
+	prof_state.pid = getpid();
+	prof_image_mark();
+	ck_assert_int_eq(prof_in_image(), 1);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int before = prof_in_image();
+		prof_image_mark();
+		_exit(before == 0 && prof_in_image() == 1 ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(prof_in_image(), 1);
+}
+END_TEST
+
 static Suite *
 state_suite(void)
 {
@@ -384,6 +425,8 @@ state_suite(void)
 	tcase_add_test(tc, state_parent_and_follow);
 	tcase_add_test(tc, state_fd_raise);
 	tcase_add_test(tc, state_fd_raise_start);
+	tcase_add_test(tc, state_disable_once);
+	tcase_add_test(tc, state_image_mark_fork);
 	suite_add_tcase(s, tc);
 	return s;
 }
