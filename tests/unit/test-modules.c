@@ -55,7 +55,7 @@ struct seen {
 	char path[512];
 };
 static struct seen seen[2048];
-static int nseen, quiesced;
+static int nseen, quiesced, images;
 
 static void
 keep(const void *rec, size_t len, int shared)
@@ -69,6 +69,15 @@ keep(const void *rec, size_t len, int shared)
 	r.payload = (const uint8_t *)rec + SPOOL_REC_HEADER_LEN;
 	r.offset = 0;
 	ck_assert_uint_eq(r.len + SPOOL_REC_HEADER_LEN, len);
+	if (r.type == SPOOL_REC_MODULE_IMAGE) {
+		struct spool_module_image m;
+		ck_assert_int_eq(spool_get_module_image(&r, &m), 0);
+		/* The vdso's bytes, from its ELF header. */
+		ck_assert_uint_gt(m.len, 64);
+		ck_assert_int_eq(memcmp(m.data, ELFMAG, SELFMAG), 0);
+		images++;
+		return;
+	}
 	if (r.type != SPOOL_REC_MODULE_LOAD && r.type != SPOOL_REC_MODULE_UNLOAD)
 		return;
 	ck_assert_int_lt(nseen, (int)ARRAY_LEN(seen));
@@ -162,6 +171,7 @@ setup(void)
 	prof_state.start_mono_ns = prof_now_ns();
 	nseen = 0;
 	quiesced = 0;
+	images = 0;
 	ck_assert_int_eq(modules_init(), 0);
 }
 
@@ -296,7 +306,8 @@ START_TEST(modules_readable_ranges)
 END_TEST
 
 /* The first sync emits a load for each module loaded (at the start's
- * time), the executable by its path and the vdso by its name; a second
+ * time), the executable by its path and the vdso by its name, followed
+ * by the vdso's image (it is no file on disk); a second
  * sync with nothing changed emits nothing and calls the hook again. */
 static int hook_calls;
 
@@ -318,6 +329,7 @@ START_TEST(modules_first_sync_records)
 	ck_assert_int_ge(nseen, 3);
 	ck_assert_int_eq(count_seen(SPOOL_REC_MODULE_LOAD, exe), 1);
 	ck_assert_int_eq(count_seen(SPOOL_REC_MODULE_LOAD, "[vdso]"), 1);
+	ck_assert_int_eq(images, 1);
 	ck_assert_int_ge(count_seen(SPOOL_REC_MODULE_LOAD, ".so.6"), 1);
 	ck_assert_int_eq(count_seen(SPOOL_REC_MODULE_UNLOAD, ""), 0);
 	for (int i = 0; i < nseen; i++) {
