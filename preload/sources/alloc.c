@@ -22,11 +22,10 @@
  * could be waiting for on the same thread: libunwind's cache lock (the
  * thread is marked busy meanwhile, so the sampling handler takes no sample
  * on it: it defers the sample's time, which the slow path then stores with
- * the allocation's stack), and the shared stream's lock (only tried, never waited for) for
- * a FREE from a thread without a stream of its own. A target signal
- * handler that
- * allocates while the slow path runs finds the guard set and passes
- * straight through.
+ * the allocation's stack), and the shared stream's lock (only tried, never
+ * waited for) for a FREE from a thread without a stream of its own. A
+ * target signal handler that allocates while the slow path runs finds the
+ * guard set and passes straight through.
  *
  * A sampled allocation's stack is walked by the same unwinder as the time
  * samples, from registers captured in the wrapper's slow path (getcontext
@@ -84,6 +83,8 @@ _Static_assert(OWN_FRAMES_MAX <= THREADS_DEEP_EXTRA,
 	       "the space sampler's own frames fit the deep room (threads.h)");
 _Static_assert(SPOOL_MAX_DEPTH + OWN_FRAMES_MAX <= UNWIND_MEMO_DEPTH,
 	       "a memo holds the deepest walk");
+_Static_assert(SPOOL_SPACE_ENTRY_MAX(1) >= SPOOL_ENTRY_MAX(1),
+	       "a space entry's room holds a time sample (deep_room)");
 
 /* Mean sampling interval; 0 while off. settled: it will not change. */
 static _Atomic uint64_t space_interval;
@@ -574,6 +575,21 @@ store_free(struct thread_slot *t, const struct spool_free *f)
 	}
 }
 
+/* Where the space sampler walks and encodes: in the arrays *pcs, *buf
+ * and *cap point to (on the thread's stack, of SPOOL_MAX_DEPTH), or in
+ * the thread's deep room when --max-depth asks for more. A space entry's
+ * room holds a time sample's too (SPOOL_SPACE_ENTRY_MAX is the larger).
+ * async-signal-safe */
+static void
+deep_room(struct thread_slot *t, uint64_t **pcs, uint8_t **buf, size_t *cap)
+{
+	if (prof_state.cfg.max_depth > SPOOL_MAX_DEPTH && t->deep) {
+		*pcs = t->deep->alloc_pcs;
+		*buf = t->deep->alloc_rec;
+		*cap = sizeof(t->deep->alloc_rec);
+	}
+}
+
 /* Stores the CPU time that the sampling signal's handler deferred while
  * the space sampler ran on this thread (THREAD_BUSY_SPACE: a walk from
  * the handler would use the per-thread unwinder cache the sampler was
@@ -631,11 +647,7 @@ alloc_record(const ucontext_t *uc, void *p, size_t n, enum spool_alloc_fn fn)
 		.weight = countdown_weight(n, atomic_load(&space_interval)),
 		.fn = fn,
 	};
-	if (prof_state.cfg.max_depth > SPOOL_MAX_DEPTH && t->deep) {
-		pcs = t->deep->alloc_pcs;
-		buf = t->deep->alloc_rec;
-		cap = sizeof(t->deep->alloc_rec);
-	}
+	deep_room(t, &pcs, &buf, &cap);
 	a.depth = own_stack(t, uc, pcs, &a.flags);
 	a.time_ns = prof_now_ns();
 	int tracked = addrset_insert(&alloc_sampled, a.address) == 0;
@@ -673,11 +685,7 @@ record_deferred(struct thread_slot *t)
 	alloc_guard_enter();
 	t->busy = THREAD_BUSY_SPACE;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (prof_state.cfg.max_depth > SPOOL_MAX_DEPTH && t->deep) {
-		pcs = t->deep->alloc_pcs;
-		buf = t->deep->alloc_rec;
-		cap = sizeof(t->deep->alloc_rec);
-	}
+	deep_room(t, &pcs, &buf, &cap);
 	CAPTURE_REGISTERS(&uc);
 	uint32_t depth = own_stack(t, &uc, pcs, &flags);
 	atomic_signal_fence(memory_order_seq_cst);
